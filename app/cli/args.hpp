@@ -1,0 +1,85 @@
+#pragma once
+// The argument parser every `ironhold` subcommand uses: GNU-style long and short options, an
+// environment fallback and a default per option, and a generated --help text. It knows nothing of
+// any command; each command declares its options and reads them back by long name.
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ironhold::cli {
+
+// Bad command-line usage: the CLI prints the message and exits with status 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Option {
+  std::string name;         // long name without dashes: "url"
+  char short_name = 0;      // 'o' for -o, 0 for none
+  bool takes_value = true;  // false for a boolean flag
+  bool repeatable = false;  // may be given several times (all() returns every value)
+  std::string help;
+  std::string env = {};  // environment fallback, e.g. "IRONHOLD_URL"
+  std::string default_value = {};
+  std::string value_name = "VALUE";
+};
+
+class Args {
+ public:
+  // command: "ironhold node list"; usage: positional part, e.g. "NODE"; summary: one line.
+  Args(std::string command, std::string usage, std::string summary, std::vector<Option> options);
+
+  // Parses argv (everything after the subcommand words). Accepts --name=value, --name value,
+  // -o value, -ovalue, bundled short flags (-ab), "--" ends options, a lone "-" is positional.
+  // Throws UsageError naming the bad option. --help/-h sets help_requested() and suppresses
+  // errors from the other arguments, so `--help` always works.
+  void parse(std::span<const std::string> argv);
+
+  bool help_requested() const { return help_requested_; }
+  // Usage line, summary, options table with env vars and defaults.
+  std::string help_text() const;
+
+  // Last given value, else the environment variable (when set and non-empty), else the default;
+  // nullopt if none of them. Asking for an option that was never declared is a programming error
+  // (std::logic_error).
+  std::optional<std::string> get(std::string_view name) const;
+  std::string value_or(std::string_view name, std::string fallback) const;
+  // Values of a repeatable option in the order given (the env/default only if none was given).
+  std::vector<std::string> all(std::string_view name) const;
+  // A boolean flag was given (or its environment variable is 1/true/yes/on).
+  bool flag(std::string_view name) const;
+  // The option was given on the command line (not from env or default).
+  bool given(std::string_view name) const;
+  const std::vector<std::string>& positional() const { return positional_; }
+
+  const std::string& command() const { return command_; }
+
+ private:
+  struct Given {
+    std::size_t option;  // index into options_
+    std::string value;
+  };
+
+  std::size_t index_of(std::string_view name) const;  // throws std::logic_error
+  const Option* find_long(std::string_view name) const;
+  const Option* find_short(char c) const;
+  // Handles one "-..." word; may consume the next word as the value. Returns words consumed.
+  std::size_t parse_long(std::span<const std::string> rest);
+  std::size_t parse_short(std::span<const std::string> rest);
+  void record(const Option& opt, std::string value);
+  std::optional<std::string> fallback(const Option& opt) const;
+
+  std::string command_;
+  std::string usage_;
+  std::string summary_;
+  std::vector<Option> options_;
+  std::vector<Given> given_;
+  std::vector<std::string> positional_;
+  bool help_requested_ = false;
+};
+
+}  // namespace ironhold::cli

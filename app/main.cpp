@@ -1,0 +1,53 @@
+// ironhold: one binary for the service, its server-side commands and the client CLI.
+#include <iostream>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "app/cli/node_commands.hpp"
+#include "app/server/commands.hpp"
+
+namespace {
+
+constexpr const char* usage =
+    "usage: ironhold COMMAND [options]\n"
+    "\n"
+    "Service and server-side commands (--database URL or --data-dir DIR):\n"
+    "  serve        run the service (embedded PostgreSQL by default)\n"
+    "  demo         run the service with a demonstration fleet and print an admin token\n"
+    "  migrate      apply database migrations\n"
+    "  db shell     open psql on the database\n"
+    "  token        create, list or revoke API tokens\n"
+    "\n"
+    "Client commands (--url/IRONHOLD_URL, --token/IRONHOLD_TOKEN):\n"
+    "  node         list, show, enroll, set, rm or import nodes\n"
+    "\n"
+    "Run ironhold COMMAND --help for a command's options.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    std::cerr << usage;
+    return 2;
+  }
+  const std::string command = args[0];
+  const std::span<const std::string> rest = std::span<const std::string>(args).subspan(1);
+  if (command == "--help" || command == "-h" || command == "help") {
+    std::cout << usage;
+    return 0;
+  }
+  if (command == "--version") {
+    std::cout << "ironhold 0.1.0\n";
+    return 0;
+  }
+  if (command == "serve") return ironhold::app::run_serve(rest);
+  if (command == "demo") return ironhold::app::run_demo(rest);
+  if (command == "migrate") return ironhold::app::run_migrate(rest);
+  if (command == "db") return ironhold::app::run_db_command(rest);
+  if (command == "token") return ironhold::app::run_token_command(rest);
+  if (command == "node") return ironhold::cli::run_node_command(rest);
+  std::cerr << "ironhold: unknown command \"" << command << "\"\n\n" << usage;
+  return 2;
+}

@@ -1,0 +1,14 @@
+#pragma once
+// Server-side commands: they work on the database directly (--database or --data-dir).
+#include <span>
+#include <string>
+
+namespace ironhold::app {
+
+int run_serve(std::span<const std::string> argv);
+int run_demo(std::span<const std::string> argv);
+int run_migrate(std::span<const std::string> argv);
+int run_db_command(std::span<const std::string> argv);     // db shell
+int run_token_command(std::span<const std::string> argv);  // token create|list|revoke
+
+}  // namespace ironhold::app

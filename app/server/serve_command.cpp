@@ -1,0 +1,126 @@
+// `ironhold serve` and `ironhold demo`.
+#include <signal.h>
+
+#include <charconv>
+#include <cstdio>
+#include <iostream>
+#include <thread>
+
+#include "app/cli/client_options.hpp"
+#include "app/server/commands.hpp"
+#include "app/server/database_target.hpp"
+#include "app/server/demo_fleet.hpp"
+#include "app/server/service_host.hpp"
+#include "inventory/util/log.hpp"
+
+namespace ironhold::app {
+namespace {
+
+std::vector<cli::Option> serve_options() {
+  auto options = database_options();
+  options.push_back({"listen", 0, true, false, "address to serve HTTP on", "IRONHOLD_LISTEN",
+                     "127.0.0.1:8080", "HOST:PORT"});
+  options.push_back({"threads", 0, true, false, "I/O threads (default: one per core)", "IRONHOLD_THREADS", "", "N"});
+  options.push_back({"db-connections", 0, true, false, "database connections (and threads for database work)",
+                     "IRONHOLD_DB_CONNECTIONS", "4", "N"});
+  options.push_back({"body-limit", 0, true, false, "largest request body, bytes", "IRONHOLD_BODY_LIMIT",
+                     "1048576", "BYTES"});
+  options.push_back({"request-timeout", 0, true, false, "time to read one request, ms",
+                     "IRONHOLD_REQUEST_TIMEOUT_MS", "30000", "MS"});
+  options.push_back({"idle-timeout", 0, true, false, "keep-alive idle time, ms", "IRONHOLD_IDLE_TIMEOUT_MS",
+                     "60000", "MS"});
+  options.push_back({"shutdown-grace", 0, true, false, "time for requests in flight at shutdown, ms",
+                     "IRONHOLD_SHUTDOWN_GRACE_MS", "10000", "MS"});
+  return options;
+}
+
+int int_option(const cli::Args& args, std::string_view name, int fallback, int min, int max) {
+  auto text = args.get(name);
+  if (!text || text->empty()) return fallback;
+  int value = 0;
+  auto [p, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
+  if (ec != std::errc{} || p != text->data() + text->size() || value < min || value > max)
+    throw cli::UsageError("--" + std::string(name) + " must be a number from " + std::to_string(min) +
+                          " to " + std::to_string(max));
+  return value;
+}
+
+void apply_log_level(const cli::Args& args) {
+  log::Level level;
+  const auto text = args.value_or("log-level", "info");
+  if (!log::parse_level(text, level)) throw cli::UsageError("--log-level must be debug, info, warn or error");
+  log::set_level(level);
+}
+
+// Blocks SIGINT and SIGTERM in every thread (call before starting any), then waits for one.
+sigset_t block_stop_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  return set;
+}
+
+int serve_with(const cli::Args& args, bool demo) {
+  apply_log_level(args);
+  const sigset_t stop_signals = block_stop_signals();
+  DatabaseTarget target = open_database_target(args, true);
+  ServiceConfig config;
+  config.database_url = target.runtime_url;
+  config.master_key = load_master_key_for(args, target);
+  config.listen = args.value_or("listen", "127.0.0.1:8080");
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  config.io_threads = int_option(args, "threads", cores, 1, 256);
+  config.database_connections = int_option(args, "db-connections", 4, 1, 100);
+  config.server.body_limit = static_cast<std::size_t>(int_option(args, "body-limit", 1 << 20, 1024, 1 << 30));
+  config.server.request_timeout = std::chrono::milliseconds(int_option(args, "request-timeout", 30000, 1, 3600000));
+  config.server.idle_timeout = std::chrono::milliseconds(int_option(args, "idle-timeout", 60000, 1, 3600000));
+  config.server.shutdown_grace = std::chrono::milliseconds(int_option(args, "shutdown-grace", 10000, 0, 3600000));
+
+  ServiceHost host(config);
+  if (demo) seed_demo_fleet(host);
+  const auto endpoint = host.start();
+  const std::string url = "http://" +
+                          (endpoint.address().is_v6() ? "[" + endpoint.address().to_string() + "]"
+                                                      : endpoint.address().to_string()) +
+                          ":" + std::to_string(endpoint.port());
+  log::info("listening", {{"url", url}, {"embedded_database", target.embedded()}});
+  if (demo) {
+    const auto token = create_demo_token(host);
+    std::cout << "Ironhold demo is running.\n  console: " << url << "/\n  API:     " << url
+              << "/api/v1\n  admin token: " << token << "\n  try: curl -H 'Authorization: Bearer "
+              << token << "' " << url << "/api/v1/nodes\nPress Ctrl-C to stop." << std::endl;
+  }
+  int signal_number = 0;
+  sigwait(&stop_signals, &signal_number);
+  log::info("stopping", {{"signal", signal_number == SIGINT ? "SIGINT" : "SIGTERM"}});
+  host.stop();
+  if (target.cluster) target.cluster->stop();
+  log::info("stopped");
+  return 0;
+}
+
+}  // namespace
+
+int run_serve(std::span<const std::string> argv) {
+  cli::Args args("ironhold serve", "", "Run the Ironhold service", serve_options());
+  return cli::run_guarded("serve", [&] {
+    args.parse(argv);
+    if (args.help_requested()) return std::cout << args.help_text(), 0;
+    return serve_with(args, false);
+  });
+}
+
+int run_demo(std::span<const std::string> argv) {
+  cli::Args args("ironhold demo", "",
+                 "Run the service on the embedded database with a demonstration fleet, and print an "
+                 "admin token", serve_options());
+  return cli::run_guarded("demo", [&] {
+    args.parse(argv);
+    if (args.help_requested()) return std::cout << args.help_text(), 0;
+    return serve_with(args, true);
+  });
+}
+
+}  // namespace ironhold::app

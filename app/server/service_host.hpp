@@ -1,0 +1,63 @@
+#pragma once
+// The running service in one object: database pool, stores, API, HTTP server and the threads that
+// carry them. `serve`, `demo` and the tests' TestServer all build one of these.
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "inventory/crypto/secret_box.hpp"
+#include "inventory/db/audit_store.hpp"
+#include "inventory/db/database.hpp"
+#include "inventory/db/node_store.hpp"
+#include "inventory/db/token_store.hpp"
+#include "web/api.hpp"
+#include "web/server.hpp"
+
+namespace ironhold::app {
+
+struct ServiceConfig {
+  std::string database_url;             // the runtime role's connection string
+  crypto::Key master_key{};
+  std::string listen = "127.0.0.1:8080";
+  int io_threads = 2;                   // one per core
+  int database_connections = 4;         // and as many threads for database work
+  web::ServerOptions server;
+};
+
+class ServiceHost {
+ public:
+  explicit ServiceHost(const ServiceConfig& config);
+  ~ServiceHost();
+
+  // Binds and starts serving on the I/O threads; returns the bound address (port 0 → a free one).
+  boost::asio::ip::tcp::endpoint start();
+  // Graceful: in-flight requests finish, then the threads are joined. Idempotent.
+  void stop();
+
+  db::Database& database() { return *database_; }
+  db::NodeStore& nodes() { return *nodes_; }
+  db::TokenStore& tokens() { return *tokens_; }
+  db::AuditStore& audit() { return *audit_; }
+  web::Api& api() { return *api_; }
+
+ private:
+  ServiceConfig config_;
+  std::unique_ptr<db::Database> database_;
+  crypto::SecretBox box_;
+  std::unique_ptr<db::NodeStore> nodes_;
+  std::unique_ptr<db::TokenStore> tokens_;
+  std::unique_ptr<db::AuditStore> audit_;
+  boost::asio::io_context io_;
+  boost::asio::thread_pool blocking_pool_;
+  std::unique_ptr<web::Services> services_;
+  std::unique_ptr<web::Api> api_;
+  std::unique_ptr<web::Server> server_;
+  std::vector<std::thread> threads_;
+  bool stopped_ = false;
+};
+
+}  // namespace ironhold::app

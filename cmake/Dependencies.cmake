@@ -1,0 +1,16 @@
+# Everything comes from Debian 12 packages (scripts/install-deps.sh installs them).
+find_package(Boost 1.81.0 EXACT REQUIRED COMPONENTS url CONFIG)
+find_package(OpenSSL 3 REQUIRED)
+find_package(CURL REQUIRED)
+find_package(nlohmann_json 3.11 REQUIRED)
+find_package(Threads REQUIRED)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(PQXX REQUIRED IMPORTED_TARGET libpqxx)
+
+# Asio and Beast are compiled once, in their own translation units (inventory/util/asio_impl.cpp,
+# web/beast_impl.cpp), instead of in every file that includes them.
+add_library(ironhold_boost INTERFACE)
+target_link_libraries(ironhold_boost INTERFACE Boost::headers Boost::url Threads::Threads)
+target_compile_definitions(ironhold_boost INTERFACE
+  BOOST_ASIO_SEPARATE_COMPILATION BOOST_BEAST_SEPARATE_COMPILATION
+  BOOST_ASIO_NO_DEPRECATED BOOST_ASIO_DISABLE_BOOST_COROUTINE)

@@ -1,0 +1,238 @@
+#include "inventory/db/node_store.hpp"
+
+#include <openssl/crypto.h>
+
+#include "inventory/crypto/random.hpp"
+#include "inventory/db/node_query_sql.hpp"
+#include "inventory/db/node_rows.hpp"
+#include "inventory/db/transaction.hpp"
+#include "inventory/error.hpp"
+
+namespace ironhold::db {
+namespace {
+
+using nlohmann::json;
+
+Error duplicate_name(const std::string& name) {
+  return conflict("a node named \"" + name + "\" already exists; choose another name or retire "
+                  "that node first", "name");
+}
+
+// Locks and returns the node an id or name refers to.
+Node find_node(pqxx::work& tx, std::string_view id_or_name, bool for_update) {
+  const std::string lock = for_update ? " FOR UPDATE OF n" : "";
+  pqxx::result r;
+  if (is_uuid(id_or_name)) {
+    r = tx.exec_params(std::string("SELECT ") + node_columns + " FROM nodes n WHERE n.id = $1::uuid" + lock,
+                       std::string(id_or_name));
+  } else {
+    r = tx.exec_params(std::string("SELECT ") + node_columns +
+                           " FROM nodes n WHERE n.name = $1 "
+                           "ORDER BY n.retired_at IS NOT NULL, n.retired_at DESC LIMIT 1" + lock,
+                       std::string(id_or_name));
+  }
+  if (r.empty())
+    throw not_found("no node has the id or name \"" + std::string(id_or_name.substr(0, 100)) + "\"");
+  return node_from_row(r[0]);
+}
+
+std::string sealed_payload(const NodeSecrets& s) {
+  json doc = json::object();
+  if (s.credentials) {
+    doc["username"] = s.credentials->username;
+    doc["password"] = s.credentials->password;
+  }
+  if (s.kg) doc["kg"] = *s.kg;
+  return doc.dump();
+}
+
+void write_secrets(pqxx::work& tx, const crypto::SecretBox& box, const std::string& node_id,
+                   const NodeSecrets& secrets) {
+  if (!secrets.credentials && !secrets.kg) {
+    tx.exec_params("DELETE FROM node_credentials WHERE node_id = $1::uuid", node_id);
+    return;
+  }
+  std::string payload = sealed_payload(secrets);
+  const auto sealed = box.seal(payload, node_id);
+  OPENSSL_cleanse(payload.data(), payload.size());
+  tx.exec_params(
+      "INSERT INTO node_credentials (node_id, key_id, sealed) VALUES ($1::uuid, $2, decode($3, 'hex')) "
+      "ON CONFLICT (node_id) DO UPDATE SET key_id = EXCLUDED.key_id, sealed = EXCLUDED.sealed, "
+      "updated_at = now()",
+      node_id, box.key_id(), crypto::to_hex(sealed));
+}
+
+NodeSecrets read_secrets(pqxx::work& tx, const crypto::SecretBox& box, const std::string& node_id) {
+  NodeSecrets out;
+  auto r = tx.exec_params("SELECT encode(sealed, 'hex') FROM node_credentials WHERE node_id = $1::uuid",
+                          node_id);
+  if (r.empty()) return out;
+  std::vector<std::uint8_t> sealed;
+  if (!crypto::from_hex(r[0][0].c_str(), sealed))
+    throw Error(ErrorKind::internal, "the stored credentials of node " + node_id + " are corrupt");
+  std::string payload = box.open(sealed, node_id);
+  const json doc = json::parse(payload, nullptr, false);
+  OPENSSL_cleanse(payload.data(), payload.size());
+  if (doc.is_object()) {
+    if (doc.contains("username") && doc.contains("password"))
+      out.credentials = Credentials{doc["username"].get<std::string>(), doc["password"].get<std::string>()};
+    if (doc.contains("kg")) out.kg = doc["kg"].get<std::string>();
+  }
+  return out;
+}
+
+std::string location_unit(const NodeSpec& spec) {
+  return spec.location.unit ? std::to_string(*spec.location.unit) : std::string();
+}
+
+}  // namespace
+
+Node NodeStore::create(const NodeSpec& spec) {
+  return transact(db_, [&](pqxx::work& tx) {
+    const auto unit = location_unit(spec);
+    const std::string endpoint = spec.endpoint.to_string();
+    pqxx::result r;
+    try {
+      pqxx::subtransaction insert(tx, "insert_node");
+      r = insert.exec_params(
+          "INSERT INTO nodes (name, source, driver, endpoint, options, site, rack, unit, tags, "
+          "maintenance, maintenance_reason) VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, "
+          "nullif($8, '')::integer, $9::jsonb, $10::boolean, $11) RETURNING id",
+          spec.name, std::string(to_string(spec.source)), spec.driver, endpoint, spec.options.dump(),
+          nullable(spec.location.site), nullable(spec.location.rack), unit, spec.tags.dump(),
+          spec.maintenance ? "true" : "false", nullable(spec.maintenance_reason));
+      insert.commit();
+    } catch (const pqxx::unique_violation&) {
+      throw duplicate_name(spec.name);
+    }
+    const std::string id = r[0][0].as<std::string>();
+    if (spec.credentials || spec.kg) write_secrets(tx, box_, id, {spec.credentials, spec.kg});
+    return find_node(tx, id, false);
+  });
+}
+
+Node NodeStore::get(std::string_view id_or_name) {
+  return transact(db_, [&](pqxx::work& tx) { return find_node(tx, id_or_name, false); });
+}
+
+NodePage NodeStore::list(const NodeQuery& query) {
+  SqlParams params;
+  std::string where = node_where(query.filter, params);
+  const SortSql sort = sort_sql(query.sort.field);
+  if (query.after) {
+    const char* op = query.sort.descending ? "<" : ">";
+    where += " AND (" + sort.expression + ", n.id) " + op + " (" + params.add(query.after->first) +
+             sort.key_cast + ", " + params.add(query.after->second) + "::uuid)";
+  }
+  const char* direction = query.sort.descending ? " DESC" : "";
+  const std::string sql = std::string("SELECT ") + node_columns + ", " + sort.key_output +
+                          " FROM nodes n WHERE " + where + " ORDER BY " + sort.expression +
+                          direction + ", n.id" + direction + " LIMIT " +
+                          std::to_string(query.limit + 1);
+  return transact(db_, [&](pqxx::work& tx) {
+    auto rows = tx.exec_params(sql, pqxx::prepare::make_dynamic_params(params.values));
+    NodePage page;
+    const auto count = std::min<std::size_t>(rows.size(), static_cast<std::size_t>(query.limit));
+    page.items.reserve(count);
+    for (std::size_t i = 0; i < count; ++i) page.items.push_back(node_from_row(rows[i]));
+    if (rows.size() > count) {
+      const auto& last = rows[count - 1];
+      page.next = encode_cursor(query, last[node_column_count].as<std::string>(),
+                                last[0].as<std::string>());
+    }
+    return page;
+  });
+}
+
+json NodeStore::summary(const NodeFilter& filter) {
+  SqlParams params;
+  const std::string where = node_where(filter, params);
+  const std::string sql =
+      "SELECT GROUPING(n.health), GROUPING(n.power_state), GROUPING(n.source), GROUPING(n.driver), "
+      "GROUPING(n.lifecycle), n.health, n.power_state, n.source, n.driver, n.lifecycle, count(*) "
+      "FROM nodes n WHERE " + where +
+      " GROUP BY GROUPING SETS ((n.health), (n.power_state), (n.source), (n.driver), (n.lifecycle), ())";
+  json out = {{"total", 0}};
+  auto zeroes = [](std::span<const std::string_view> names) {
+    json j = json::object();
+    for (auto n : names) j[std::string(n)] = 0;
+    return j;
+  };
+  out["health"] = zeroes(enum_names<Health>());
+  out["power_state"] = zeroes(enum_names<PowerState>());
+  out["source"] = zeroes(enum_names<Source>());
+  out["driver"] = json::object();
+  out["lifecycle"] = zeroes(enum_names<Lifecycle>());
+  if (!filter.includes_retired()) out["lifecycle"].erase("retired");
+  static constexpr const char* dimensions[] = {"health", "power_state", "source", "driver", "lifecycle"};
+  transact(db_, [&](pqxx::work& tx) {
+    for (const auto& row : tx.exec_params(sql, pqxx::prepare::make_dynamic_params(params.values))) {
+      const auto count = row[10].as<long long>();
+      bool grouped = false;
+      for (int d = 0; d < 5; ++d) {
+        if (row[d].as<int>() == 0) {
+          out[dimensions[d]][row[5 + d].as<std::string>()] = count;
+          grouped = true;
+        }
+      }
+      if (!grouped) out["total"] = count;
+    }
+  });
+  return out;
+}
+
+Node NodeStore::update(std::string_view id_or_name, const json& patch) {
+  return transact(db_, [&](pqxx::work& tx) {
+    const Node current = find_node(tx, id_or_name, true);
+    if (current.retired_at)
+      throw conflict("node \"" + current.name + "\" is retired and can no longer be changed");
+    NodeSecrets secrets = read_secrets(tx, box_, current.id);
+    bool credentials_changed = false;
+    const NodeSpec spec = apply_node_patch(current, secrets.kg, patch, credentials_changed);
+    try {
+      pqxx::subtransaction update(tx, "update_node");
+      update.exec_params(
+          "UPDATE nodes SET name = $2, driver = $3, endpoint = $4, options = $5::jsonb, site = $6, "
+          "rack = $7, unit = nullif($8, '')::integer, tags = $9::jsonb, maintenance = $10::boolean, "
+          "maintenance_reason = $11, updated_at = now() WHERE id = $1::uuid",
+          current.id, spec.name, spec.driver, spec.endpoint.to_string(), spec.options.dump(),
+          nullable(spec.location.site), nullable(spec.location.rack), location_unit(spec),
+          spec.tags.dump(), spec.maintenance ? "true" : "false", nullable(spec.maintenance_reason));
+      update.commit();
+    } catch (const pqxx::unique_violation&) {
+      throw duplicate_name(spec.name);
+    }
+    if (credentials_changed || spec.kg != secrets.kg) {
+      if (credentials_changed) secrets.credentials = spec.credentials;
+      secrets.kg = spec.kg;
+      write_secrets(tx, box_, current.id, secrets);
+    }
+    return find_node(tx, current.id, false);
+  });
+}
+
+Node NodeStore::retire(std::string_view id_or_name) {
+  return transact(db_, [&](pqxx::work& tx) {
+    const Node current = find_node(tx, id_or_name, true);
+    if (current.retired_at) return current;  // retiring twice is not an error
+    tx.exec_params(
+        "UPDATE nodes SET lifecycle = 'retired', retired_at = now(), updated_at = now() "
+        "WHERE id = $1::uuid", current.id);
+    tx.exec_params("DELETE FROM node_credentials WHERE node_id = $1::uuid", current.id);
+    return find_node(tx, current.id, false);
+  });
+}
+
+Node NodeStore::purge(std::string_view id_or_name) {
+  return transact(db_, [&](pqxx::work& tx) {
+    const Node current = find_node(tx, id_or_name, true);
+    tx.exec_params("DELETE FROM nodes WHERE id = $1::uuid", current.id);
+    return current;
+  });
+}
+
+NodeSecrets NodeStore::secrets(const std::string& node_id) {
+  return transact(db_, [&](pqxx::work& tx) { return read_secrets(tx, box_, node_id); });
+}
+
+}  // namespace ironhold::db

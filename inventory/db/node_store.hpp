@@ -1,0 +1,56 @@
+#pragma once
+// Nodes in PostgreSQL: enrollment, lookup by id or name, filtered keyset-paged lists, summaries,
+// updates, retirement and purge. Credentials are sealed with the master key before they are
+// written and are never part of a Node.
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "inventory/crypto/secret_box.hpp"
+#include "inventory/db/database.hpp"
+#include "inventory/model/node.hpp"
+#include "inventory/model/node_query.hpp"
+#include "inventory/model/node_spec.hpp"
+
+namespace ironhold::db {
+
+struct NodePage {
+  std::vector<Node> items;
+  std::optional<std::string> next;  // the cursor of the next page, if there is one
+};
+
+// A node's secrets, opened: for drivers only, never for the API.
+struct NodeSecrets {
+  std::optional<Credentials> credentials;
+  std::optional<std::string> kg;
+};
+
+class NodeStore {
+ public:
+  NodeStore(Database& db, const crypto::SecretBox& box) : db_(db), box_(box) {}
+
+  // Throws Error(conflict) when a node in service already has the name.
+  Node create(const NodeSpec& spec);
+  // By id (any node, retired included) or by name (the node in service, else the latest retired).
+  Node get(std::string_view id_or_name);
+  NodePage list(const NodeQuery& query);
+  // {"total": n, "health": {...}, "power_state": {...}, "source": {...}, "driver": {...},
+  //  "lifecycle": {...}} over the nodes the filter selects.
+  nlohmann::json summary(const NodeFilter& filter);
+  // Applies a validated PATCH body (see apply_node_patch). Throws conflict for a retired node or
+  // a name taken by another node.
+  Node update(std::string_view id_or_name, const nlohmann::json& patch);
+  // Marks the node retired and drops its secrets; history stays. Returns the node as it is now.
+  Node retire(std::string_view id_or_name);
+  // Removes the node row (components and secrets go with it; history rows keep their values).
+  Node purge(std::string_view id_or_name);
+  NodeSecrets secrets(const std::string& node_id);
+
+ private:
+  Database& db_;
+  const crypto::SecretBox& box_;
+};
+
+}  // namespace ironhold::db

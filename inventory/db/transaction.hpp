@@ -1,0 +1,85 @@
+#pragma once
+// Internal to inventory/db/: run a function in a transaction on a pooled connection.
+// Retries serialization failures and deadlocks (the whole function runs again, so it must not have
+// side effects outside the transaction) and reconnects a broken connection before the function
+// starts; an in-doubt commit is never retried.
+#include <pqxx/pqxx>
+
+#include <condition_variable>
+#include <mutex>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "inventory/db/database.hpp"
+#include "inventory/error.hpp"
+
+namespace ironhold::db {
+
+struct Database::Impl {
+  DatabaseOptions options;
+  std::mutex mutex;
+  std::condition_variable returned;
+  std::vector<std::unique_ptr<pqxx::connection>> idle;
+  int open = 0;  // connections that exist, idle or leased
+
+  std::unique_ptr<pqxx::connection> acquire();
+  void release(std::unique_ptr<pqxx::connection> connection);
+  std::unique_ptr<pqxx::connection> connect();
+};
+
+// A connection checked out of the pool for the lifetime of this object.
+class Lease {
+ public:
+  explicit Lease(Database& db) : impl_(db.impl()), connection_(impl_.acquire()) {}
+  ~Lease() { impl_.release(std::move(connection_)); }
+  Lease(const Lease&) = delete;
+  Lease& operator=(const Lease&) = delete;
+  pqxx::connection& operator*() { return *connection_; }
+  // Drop a connection that failed, so the pool opens a fresh one.
+  void discard() { connection_.reset(); }
+
+ private:
+  Database::Impl& impl_;
+  std::unique_ptr<pqxx::connection> connection_;
+};
+
+[[noreturn]] void rethrow_database_error(const std::exception& e);
+
+template <class Fn>
+auto transact(Database& db, Fn&& fn, const char* isolation = nullptr) {
+  const int attempts = db.options().max_retries + 1;
+  for (int attempt = 1;; ++attempt) {
+    Lease lease(db);
+    try {
+      pqxx::work tx(*lease);
+      if (isolation) tx.exec0(std::string("SET TRANSACTION ISOLATION LEVEL ") + isolation);
+      if constexpr (std::is_void_v<decltype(fn(tx))>) {
+        fn(tx);
+        tx.commit();
+        return;
+      } else {
+        auto result = fn(tx);
+        tx.commit();
+        return result;
+      }
+    } catch (const pqxx::in_doubt_error& e) {
+      lease.discard();
+      rethrow_database_error(e);
+    } catch (const pqxx::broken_connection& e) {
+      lease.discard();
+      if (attempt >= attempts) rethrow_database_error(e);
+    } catch (const pqxx::serialization_failure& e) {
+      if (attempt >= attempts) rethrow_database_error(e);
+    } catch (const pqxx::deadlock_detected& e) {
+      if (attempt >= attempts) rethrow_database_error(e);
+    } catch (const pqxx::sql_error& e) {
+      rethrow_database_error(e);
+    }
+    // Jittered backoff so two retrying transactions do not collide again in lockstep.
+    thread_local std::minstd_rand jitter{std::random_device{}()};
+    std::this_thread::sleep_for(std::chrono::milliseconds(5 * attempt + jitter() % 10));
+  }
+}
+
+}  // namespace ironhold::db

@@ -1,0 +1,19 @@
+#pragma once
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace ironhold {
+
+// Validates a BMC node's `options` for the endpoint's scheme ("https", "http", "ipmi", or "" for a
+// bare host whose transport a probe decides later). Copies the public options to `out` and the
+// write-only IPMI key to `kg`. Unknown or inapplicable options are unprocessable (422).
+//   tls: pin (default) | ca | insecure     (https)
+//   ca_bundle: PEM certificates            (https, with tls: ca)
+//   cipher_suites: [17, 3]                 (ipmi; ordered preference)
+//   privilege: operator | admin            (ipmi)
+//   kg: hex BMC key, write-only            (ipmi)
+void validate_bmc_options(const nlohmann::json& in, const std::string& scheme, nlohmann::json& out,
+                          std::optional<std::string>& kg);
+
+}  // namespace ironhold

@@ -1,0 +1,50 @@
+#pragma once
+// A node of the normalized model: an owned server behind a BMC or a rented cloud instance.
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "inventory/model/enums.hpp"
+
+namespace ironhold {
+
+struct Location {
+  std::optional<std::string> site;
+  std::optional<std::string> rack;
+  std::optional<int> unit;
+};
+
+struct Credentials {
+  std::string username;
+  std::string password;
+};
+
+struct Node {
+  std::string id;
+  std::string name;
+  Source source = Source::bmc;
+  std::string driver;
+  std::optional<std::string> endpoint;
+  nlohmann::json options = nlohmann::json::object();  // never holds write-only options (kg)
+  Location location;
+  nlohmann::json tags = nlohmann::json::object();
+  std::optional<std::string> manufacturer, model, serial, asset_tag, provider_id;
+  PowerState power_state = PowerState::unknown;
+  Health health = Health::unknown;
+  std::optional<bool> reachable;
+  std::optional<std::string> last_error;
+  Lifecycle lifecycle = Lifecycle::enrolled;
+  bool maintenance = false;
+  std::optional<std::string> maintenance_reason;
+  bool credentials_set = false;
+  // RFC 3339 UTC, as the database formats them.
+  std::optional<std::string> last_seen, created_at, updated_at, retired_at;
+};
+
+// The API's JSON form of a node (the same field names as enrollment; credentials never appear).
+nlohmann::json to_json(const Node& node);
+
+// True for the canonical 8-4-4-4-12 hex form; names may never look like this.
+bool is_uuid(std::string_view text);
+
+}  // namespace ironhold

@@ -1,0 +1,252 @@
+#include "inventory/model/node_spec.hpp"
+
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+
+#include <algorithm>
+#include <regex>
+#include <set>
+
+#include "inventory/model/bmc_options.hpp"
+#include "inventory/error.hpp"
+
+namespace ironhold {
+namespace {
+
+using nlohmann::json;
+
+const char* json_type_name(const json& v) {
+  switch (v.type()) {
+    case json::value_t::null: return "null";
+    case json::value_t::boolean: return "a boolean";
+    case json::value_t::string: return "a string";
+    case json::value_t::array: return "an array";
+    case json::value_t::object: return "an object";
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned:
+    case json::value_t::number_float: return "a number";
+    default: return "an unsupported value";
+  }
+}
+
+Error wrong_type(const std::string& field, const char* expected, const json& got) {
+  return invalid("\"" + field + "\" must be " + expected + ", not " + json_type_name(got), field);
+}
+
+std::string required_string(const json& body, const char* field) {
+  auto it = body.find(field);
+  if (it == body.end() || it->is_null())
+    throw invalid(std::string("\"") + field + "\" is required", field);
+  if (!it->is_string()) throw wrong_type(field, "a string", *it);
+  return it->get<std::string>();
+}
+
+std::optional<std::string> optional_string(const json& obj, const std::string& key,
+                                           const std::string& field, std::size_t max_length) {
+  auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) return std::nullopt;
+  if (!it->is_string()) throw wrong_type(field, "a string", *it);
+  auto value = it->get<std::string>();
+  if (value.size() > max_length)
+    throw unprocessable("\"" + field + "\" is longer than " + std::to_string(max_length) +
+                            " characters", field);
+  return value;
+}
+
+void check_name(const std::string& name) {
+  static const std::regex pattern("^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$");
+  if (!std::regex_match(name, pattern))
+    throw unprocessable("\"name\" must be 1 to 63 letters, digits, '.', '_' or '-', starting "
+                        "with a letter or digit (got \"" + name.substr(0, 80) + "\")", "name");
+  if (is_uuid(name))
+    throw unprocessable("\"name\" must not look like a UUID: node routes take an id or a name",
+                        "name");
+}
+
+void reject_unknown_keys(const json& obj, std::initializer_list<std::string_view> allowed,
+                         const std::string& where, ErrorKind kind) {
+  for (const auto& [key, value] : obj.items()) {
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+      std::string list;
+      for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+      const std::string field = where.empty() ? key : where + "." + key;
+      throw Error(kind, "unknown field \"" + field + "\" (known: " + list + ")", field);
+    }
+  }
+}
+
+Location parse_location(const json& body) {
+  Location loc;
+  auto it = body.find("location");
+  if (it == body.end() || it->is_null()) return loc;
+  if (!it->is_object()) throw wrong_type("location", "an object", *it);
+  reject_unknown_keys(*it, {"site", "rack", "unit"}, "location", ErrorKind::unprocessable);
+  loc.site = optional_string(*it, "site", "location.site", 100);
+  loc.rack = optional_string(*it, "rack", "location.rack", 100);
+  if (auto u = it->find("unit"); u != it->end() && !u->is_null()) {
+    if (!u->is_number_integer()) throw wrong_type("location.unit", "an integer", *u);
+    const auto unit = u->get<long long>();
+    if (unit < 0 || unit > 1000)
+      throw unprocessable("\"location.unit\" must be between 0 and 1000", "location.unit");
+    loc.unit = static_cast<int>(unit);
+  }
+  return loc;
+}
+
+json parse_tags(const json& body) {
+  auto it = body.find("tags");
+  if (it == body.end() || it->is_null()) return json::object();
+  if (!it->is_object()) throw wrong_type("tags", "an object of strings", *it);
+  if (it->size() > 64) throw unprocessable("a node has at most 64 tags", "tags");
+  for (const auto& [key, value] : it->items()) {
+    const std::string field = "tags." + key;
+    if (key.empty() || key.size() > 63 || key.find(':') != std::string::npos)
+      throw unprocessable("tag keys must be 1 to 63 characters without ':' (got \"" +
+                              key.substr(0, 80) + "\")", field);
+    if (!value.is_string()) throw wrong_type(field, "a string", value);
+    if (value.get_ref<const std::string&>().size() > 255)
+      throw unprocessable("tag values are at most 255 characters", field);
+  }
+  return *it;
+}
+
+std::optional<Credentials> parse_credentials(const json& body) {
+  auto it = body.find("credentials");
+  if (it == body.end() || it->is_null()) return std::nullopt;
+  if (!it->is_object()) throw wrong_type("credentials", "an object", *it);
+  reject_unknown_keys(*it, {"username", "password"}, "credentials", ErrorKind::unprocessable);
+  Credentials c;
+  auto user = it->find("username");
+  if (user == it->end() || !user->is_string())
+    throw invalid("\"credentials.username\" must be a string", "credentials.username");
+  auto pass = it->find("password");
+  if (pass == it->end() || !pass->is_string())
+    throw invalid("\"credentials.password\" must be a string", "credentials.password");
+  c.username = user->get<std::string>();
+  c.password = pass->get<std::string>();
+  if (c.username.empty() || c.username.size() > 255)
+    throw unprocessable("\"credentials.username\" must be 1 to 255 characters", "credentials.username");
+  if (c.password.size() > 1024)
+    throw unprocessable("\"credentials.password\" is longer than 1024 characters", "credentials.password");
+  return c;
+}
+
+std::string resolve_driver(const std::string& driver, const Endpoint& ep) {
+  if (driver == "auto") {
+    if (ep.scheme == "ipmi") return "ipmi";
+    if (ep.scheme == "https" || ep.scheme == "http") return "redfish";
+    return "auto";  // a bare host: the enrollment probe decides
+  }
+  if (driver == "redfish" && ep.scheme != "https" && ep.scheme != "http")
+    throw unprocessable("driver redfish needs an https:// (or http:// to opt out of TLS) endpoint",
+                        "endpoint");
+  if (driver == "ipmi" && ep.scheme != "ipmi")
+    throw unprocessable("driver ipmi needs an ipmi://host[:port] endpoint", "endpoint");
+  return driver;
+}
+
+}  // namespace
+
+NodeSpec parse_node_spec(const json& body) {
+  if (!body.is_object()) throw invalid("the request body must be a JSON object");
+  reject_unknown_keys(body,
+                      {"name", "driver", "endpoint", "credentials", "location", "tags", "options",
+                       "maintenance", "maintenance_reason"},
+                      "", ErrorKind::unprocessable);
+  NodeSpec spec;
+  spec.name = required_string(body, "name");
+  check_name(spec.name);
+  const std::string driver = required_string(body, "driver");
+  if (driver != "redfish" && driver != "ipmi" && driver != "auto")
+    throw unprocessable("unknown driver \"" + driver.substr(0, 80) +
+                            "\": use redfish, ipmi or auto", "driver");
+  const std::string endpoint_text = required_string(body, "endpoint");
+  std::string why;
+  auto endpoint = parse_endpoint(endpoint_text, why);
+  if (!endpoint) throw unprocessable("invalid endpoint: " + why, "endpoint");
+  if (endpoint->scheme.empty() && driver != "auto")
+    throw unprocessable("the endpoint needs a scheme (https://, http:// or ipmi://); only driver "
+                        "auto takes a bare host", "endpoint");
+  spec.endpoint = *endpoint;
+  spec.driver = resolve_driver(driver, spec.endpoint);
+  spec.credentials = parse_credentials(body);
+  spec.location = parse_location(body);
+  spec.tags = parse_tags(body);
+  if (auto it = body.find("options"); it != body.end() && !it->is_null()) {
+    if (!it->is_object()) throw wrong_type("options", "an object", *it);
+    validate_bmc_options(*it, spec.endpoint.scheme, spec.options, spec.kg);
+  }
+  if (auto it = body.find("maintenance"); it != body.end() && !it->is_null()) {
+    if (!it->is_boolean()) throw wrong_type("maintenance", "a boolean", *it);
+    spec.maintenance = it->get<bool>();
+  }
+  spec.maintenance_reason = optional_string(body, "maintenance_reason", "maintenance_reason", 1000);
+  return spec;
+}
+
+json patchable_document(const Node& n) {
+  return {{"name", n.name},
+          {"driver", n.driver},
+          {"endpoint", n.endpoint ? json(*n.endpoint) : json(nullptr)},
+          {"options", n.options},
+          {"location",
+           {{"site", n.location.site ? json(*n.location.site) : json(nullptr)},
+            {"rack", n.location.rack ? json(*n.location.rack) : json(nullptr)},
+            {"unit", n.location.unit ? json(*n.location.unit) : json(nullptr)}}},
+          {"tags", n.tags},
+          {"maintenance", n.maintenance},
+          {"maintenance_reason", n.maintenance_reason ? json(*n.maintenance_reason) : json(nullptr)}};
+}
+
+NodeSpec apply_node_patch(const Node& current, const std::optional<std::string>& current_kg,
+                          const json& patch, bool& credentials_changed) {
+  if (!patch.is_object()) throw invalid("the request body must be a JSON object");
+  reject_unknown_keys(patch,
+                      {"name", "driver", "endpoint", "credentials", "location", "tags", "options",
+                       "maintenance", "maintenance_reason"},
+                      "", ErrorKind::unprocessable);
+  json doc = patchable_document(current);
+  for (const auto& [key, value] : patch.items()) {
+    if (key == "credentials") continue;
+    if (key == "options" || key == "location" || key == "tags") {
+      if (!value.is_object() && !value.is_null())
+        throw wrong_type(key, "an object", value);
+      merge_patch(doc[key], value);
+    } else {
+      doc[key] = value;
+    }
+  }
+  // A write-only kg is not in the document; carry it unless the patch speaks about it.
+  const auto patch_options = patch.find("options");
+  const bool patch_speaks_of_kg =
+      patch_options != patch.end() && patch_options->is_object() && patch_options->contains("kg");
+  if (!patch_speaks_of_kg && current_kg && doc["options"].is_object())
+    doc["options"]["kg"] = *current_kg;
+  if (auto c = patch.find("credentials"); c != patch.end()) doc["credentials"] = *c;
+  credentials_changed = patch.contains("credentials");
+  return parse_node_spec(doc);
+}
+
+void merge_patch(json& target, const json& patch) {
+  if (!patch.is_object()) {
+    target = patch;
+    return;
+  }
+  if (!target.is_object()) target = json::object();
+  for (const auto& [key, value] : patch.items()) {
+    if (value.is_null())
+      target.erase(key);
+    else
+      merge_patch(target[key], value);
+  }
+}
+
+bool split_tag_selector(std::string_view selector, std::string& key, std::string& value) {
+  const auto colon = selector.find(':');
+  if (colon == std::string_view::npos || colon == 0) return false;
+  key = selector.substr(0, colon);
+  value = selector.substr(colon + 1);
+  return true;
+}
+
+}  // namespace ironhold

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Installs what Ironhold needs to build, test and run on Debian 12, and nothing that is already there.
+# Idempotent; prints what it does. Run as root (or through sudo).
+set -euo pipefail
+
+say() { printf 'install-deps: %s\n' "$*" >&2; }
+
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then exec sudo -E "$0" "$@"; fi
+  say "must run as root (apt-get)"; exit 1
+fi
+
+# Debian packages the build, the tests and the embedded database need. Boost is pinned to 1.81:
+# its packages conflict with the default 1.74 ones, so never ask for an unversioned libboost-*-dev.
+packages=(
+  build-essential cmake pkg-config ninja-build
+  libboost1.81-dev libboost-url1.81-dev
+  libssl-dev libcurl4-openssl-dev nlohmann-json3-dev libpqxx-dev catch2
+  postgresql-15 postgresql-client-15
+  ca-certificates
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+# Tools are installed only when the machine has none: a node/npm already present is never replaced.
+need_tool() { command -v "$1" >/dev/null 2>&1 || missing+=("$2"); }
+need_tool node nodejs
+need_tool npm npm
+
+if [ ${#missing[@]} -eq 0 ]; then
+  say "all packages present"
+  exit 0
+fi
+
+say "installing: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+# The Debian postgresql package would create and start a system cluster; Ironhold runs its own.
+mkdir -p /etc/postgresql-common
+if [ ! -f /etc/postgresql-common/createcluster.conf ] || ! grep -q '^create_main_cluster *= *false' /etc/postgresql-common/createcluster.conf; then
+  echo 'create_main_cluster = false' >> /etc/postgresql-common/createcluster.conf
+fi
+apt-get update -q >&2
+apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+say "done"

@@ -1,0 +1,36 @@
+#include "tests/support/server/test_server.hpp"
+
+#include <stdexcept>
+
+#include "inventory/crypto/random.hpp"
+
+namespace ironhold::test {
+
+TestServer::TestServer(web::ServerOptions options) {
+  app::ServiceConfig config;
+  config.database_url = database_.url();
+  crypto::random_bytes(config.master_key);
+  config.listen = "127.0.0.1:0";
+  config.io_threads = 2;
+  config.database_connections = 4;
+  config.server = options;
+  host_ = std::make_unique<app::ServiceHost>(config);
+  port_ = host_->start().port();
+}
+
+TestServer::~TestServer() { stop(); }
+
+void TestServer::stop() {
+  if (host_) host_->stop();
+}
+
+std::string TestServer::url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+std::string TestServer::token(std::string_view role_name) {
+  const auto role = parse_enum<Role>(role_name);
+  if (!role) throw std::invalid_argument("unknown role " + std::string(role_name));
+  const std::string name = std::string(role_name) + "-" + std::to_string(++tokens_made_);
+  return host_->tokens().create(name, *role, "test").secret;
+}
+
+}  // namespace ironhold::test

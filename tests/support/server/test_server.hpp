@@ -1,0 +1,34 @@
+#pragma once
+// A real Ironhold HTTP service on 127.0.0.1:<ephemeral port> over a fresh test database, with a
+// random master key: what the web and CLI tests talk to over real loopback HTTP.
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "app/server/service_host.hpp"
+#include "tests/support/test_database.hpp"
+
+namespace ironhold::test {
+
+class TestServer {
+ public:
+  explicit TestServer(web::ServerOptions options = {});
+  ~TestServer();
+
+  std::string url() const;  // "http://127.0.0.1:PORT"
+  unsigned short port() const { return port_; }
+  // A new API token of that role ("viewer", "operator", "admin", "auditor").
+  std::string token(std::string_view role);
+  app::ServiceHost& host() { return *host_; }
+  TestDatabase& database() { return database_; }
+  // Stops the service gracefully (requests in flight finish); the destructor does it too.
+  void stop();
+
+ private:
+  TestDatabase database_;
+  std::unique_ptr<app::ServiceHost> host_;
+  unsigned short port_ = 0;
+  int tokens_made_ = 0;
+};
+
+}  // namespace ironhold::test

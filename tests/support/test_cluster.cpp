@@ -1,0 +1,73 @@
+#include "tests/support/test_cluster.hpp"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <stdexcept>
+
+#include "inventory/db/migrator.hpp"
+
+namespace ironhold::test {
+namespace fs = std::filesystem;
+
+void prepare_template(const db::EmbeddedCluster& cluster) {
+  cluster.drop_database(template_database);
+  cluster.create_database(template_database);
+  db::migrate(cluster.owner_url(template_database));
+}
+
+namespace {
+
+// Members are destroyed in reverse order: the cluster stops before its directory goes.
+struct PrivateCluster {
+  std::unique_ptr<TempDir> dir;
+  std::unique_ptr<db::EmbeddedCluster> cluster;
+};
+
+}  // namespace
+
+db::EmbeddedCluster& shared_cluster() {
+  static std::mutex mutex;
+  static PrivateCluster holder;
+  std::lock_guard lock(mutex);
+  if (holder.cluster) return *holder.cluster;
+  if (const char* dir = std::getenv("IRONHOLD_TEST_CLUSTER"); dir && *dir) {
+    holder.cluster = db::EmbeddedCluster::start({.data_dir = dir});
+    return *holder.cluster;
+  }
+  holder.dir = std::make_unique<TempDir>("ironhold-test-cluster");
+  // Reachable by the `postgres` user when the tests run as root, so the files stay in the dir.
+  fs::permissions(holder.dir->path(),
+                  fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
+  holder.cluster = db::EmbeddedCluster::start({.data_dir = holder.dir->path() / "data"});
+  prepare_template(*holder.cluster);
+  return *holder.cluster;
+}
+
+std::string unique_name(std::string_view prefix) {
+  static std::mutex mutex;
+  static std::mt19937_64 random{std::random_device{}()};
+  std::lock_guard lock(mutex);
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(random()));
+  return std::string(prefix) + "_" + std::to_string(getpid()) + "_" + std::string(hex, 8);
+}
+
+TempDir::TempDir(std::string_view prefix) {
+  std::string pattern = (fs::temp_directory_path() / (std::string(prefix) + "-XXXXXX")).string();
+  if (!mkdtemp(pattern.data()))
+    throw std::runtime_error("mkdtemp(" + pattern + ") failed: " + std::strerror(errno));
+  path_ = pattern;
+}
+
+TempDir::~TempDir() {
+  std::error_code ignored;
+  fs::remove_all(path_, ignored);
+}
+
+}  // namespace ironhold::test

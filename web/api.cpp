@@ -1,0 +1,187 @@
+#include "web/api.hpp"
+
+#include <boost/url/parse.hpp>
+#include <chrono>
+
+#include "inventory/crypto/random.hpp"
+#include "inventory/util/log.hpp"
+#include "web/problem.hpp"
+#include "web/request_context.hpp"
+
+namespace ironhold::web {
+namespace {
+
+// A client's X-Request-Id is kept when it is short and plain; otherwise we make one.
+std::string request_id_for(const Request& req) {
+  const auto given = req["X-Request-Id"];
+  const bool usable = !given.empty() && given.size() <= 64 &&
+                      std::all_of(given.begin(), given.end(), [](unsigned char c) {
+                        return std::isalnum(c) || c == '-' || c == '_' || c == '.';
+                      });
+  if (usable) return std::string(given);
+  std::array<std::uint8_t, 8> bytes{};
+  crypto::random_bytes(bytes);
+  return crypto::to_hex(bytes);
+}
+
+bool is_mutating(http::verb v) {
+  return v == http::verb::post || v == http::verb::put || v == http::verb::patch ||
+         v == http::verb::delete_;
+}
+
+std::optional<std::string_view> bearer_token(const Request& req) {
+  const auto header = req[http::field::authorization];
+  constexpr std::string_view scheme = "Bearer ";
+  if (header.size() <= scheme.size()) return std::nullopt;
+  std::string_view value(header.data(), header.size());
+  if (!std::equal(scheme.begin(), scheme.end(), value.begin(),
+                  [](char a, char b) { return std::tolower(a) == std::tolower(b); }))
+    return std::nullopt;
+  value.remove_prefix(scheme.size());
+  while (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+  while (!value.empty() && value.back() == ' ') value.remove_suffix(1);
+  return value;
+}
+
+std::string allow_header(std::vector<http::verb> methods) {
+  std::sort(methods.begin(), methods.end());
+  methods.erase(std::unique(methods.begin(), methods.end()), methods.end());
+  std::string out;
+  for (auto m : methods) out += (out.empty() ? "" : ", ") + std::string(http::to_string(m));
+  return out;
+}
+
+}  // namespace
+
+Api::Api(Services& services) : services_(services) {}
+
+// Coroutine bodies here avoid co_return inside try blocks and temporaries with destructors inside
+// co_await expressions: GCC 12 miscompiles some of those (a local destroyed twice).
+asio::awaitable<Response> Api::handle(Request request) {
+  const auto started = std::chrono::steady_clock::now();
+  RequestContext ctx{request, {}, {}, {}, request_id_for(request), std::nullopt, {}, {}, {}, {}};
+  std::optional<Response> immediate;
+  const Route* route = route_request(ctx, immediate);
+  Response res;
+  if (route) {
+    try {
+      res = co_await dispatch(ctx, *route);
+    } catch (const Error& e) {
+      res = error_response(ctx, e);
+    } catch (const std::exception& e) {
+      res = bug_response(ctx, e);
+    }
+  } else {
+    res = std::move(*immediate);
+  }
+  if (route && route->access != Access::anyone && is_mutating(request.method()))
+    co_await audit(ctx, *route, res);
+  finish(ctx, res, started);
+  co_return res;
+}
+
+const Route* Api::route_request(RequestContext& ctx, std::optional<Response>& immediate) const {
+  const std::string_view target(ctx.request.target().data(), ctx.request.target().size());
+  const std::string_view raw_path = target.substr(0, target.find('?'));
+  ctx.path = std::string(raw_path);
+  const ProblemContext pctx{ctx.path, ctx.request_id, ctx.request.version()};
+  std::vector<std::string> segments;
+  auto parsed = boost::urls::parse_origin_form(target);
+  if (!parsed || !split_path(raw_path, segments)) {
+    immediate = problem(http::status::bad_request, "the request target is not a valid URL path", pctx);
+    return nullptr;
+  }
+  for (auto param : parsed->params())
+    if (!param.key.empty()) ctx.query.emplace_back(param.key, param.value);  // "a=1&&b=2" is fine
+  auto match = router_.match(ctx.request.method(), segments);
+  if (!match.route && match.allowed.empty()) {
+    immediate = problem(http::status::not_found, "no such route: " + ctx.path, pctx);
+  } else if (!match.route) {
+    immediate = problem(http::status::method_not_allowed,
+                        std::string(ctx.request.method_string()) + " is not allowed on " + ctx.path, pctx);
+    immediate->set(http::field::allow, allow_header(match.allowed));
+  }
+  ctx.path_params = std::move(match.params);
+  return match.route;
+}
+
+asio::awaitable<Response> Api::dispatch(RequestContext& ctx, const Route& route) {
+  if (route.access != Access::anyone) {
+    std::optional<Response> refusal = co_await authenticate(ctx, route);
+    if (refusal) co_return std::move(*refusal);
+  }
+  co_return co_await route.handler(ctx);
+}
+
+asio::awaitable<std::optional<Response>> Api::authenticate(RequestContext& ctx, const Route& route) {
+  const ProblemContext pctx{ctx.path, ctx.request_id, ctx.request.version()};
+  const std::string secret(bearer_token(ctx.request).value_or(""));
+  if (secret.empty())
+    co_return problem(http::status::unauthorized,
+                      "this route needs an API token: send Authorization: Bearer <token>", pctx);
+  auto lookup = [this, secret] { return services_.tokens.authenticate(secret); };
+  ctx.token = co_await services_.blocking(lookup);
+  if (!ctx.token)
+    co_return problem(http::status::unauthorized, "the API token is not valid (unknown, revoked or expired)",
+                      pctx);
+  if (!allows(route.access, ctx.token->role))
+    co_return problem(http::status::forbidden,
+                      "role " + std::string(to_string(ctx.token->role)) + " may not call " +
+                          std::string(http::to_string(route.method)) + " " + route.pattern +
+                          " (it needs " + std::string(to_string(route.access)) + ")",
+                      pctx);
+  co_return std::nullopt;
+}
+
+Response Api::error_response(const RequestContext& ctx, const Error& e) const {
+  if (e.kind() == ErrorKind::internal)
+    log::error("internal error", {{"request_id", ctx.request_id}, {"path", ctx.path}, {"error", e.what()}});
+  return problem(e, {ctx.path, ctx.request_id, ctx.request.version()});
+}
+
+Response Api::bug_response(const RequestContext& ctx, const std::exception& e) const {
+  log::error("unhandled error answering a request",
+             {{"request_id", ctx.request_id}, {"path", ctx.path}, {"error", e.what()}});
+  return problem(http::status::internal_server_error,
+                 "an internal error occurred; report request id " + ctx.request_id,
+                 {ctx.path, ctx.request_id, ctx.request.version()});
+}
+
+void Api::finish(const RequestContext& ctx, Response& res,
+                 std::chrono::steady_clock::time_point started) const {
+  res.set("X-Request-Id", ctx.request_id);
+  res.set(http::field::server, "ironhold");
+  if (!res.count(http::field::cache_control)) res.set(http::field::cache_control, "no-store");
+  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                          std::chrono::steady_clock::now() - started).count();
+  log::info("request", {{"request_id", ctx.request_id},
+                        {"method", std::string(ctx.request.method_string())},
+                        {"path", ctx.path},
+                        {"status", res.result_int()},
+                        {"actor", ctx.actor()},
+                        {"duration_ms", static_cast<double>(micros) / 1000.0}});
+}
+
+asio::awaitable<void> Api::audit(const RequestContext& ctx, const Route& route, const Response& res) {
+  db::AuditEntry entry;
+  entry.actor = ctx.actor();
+  if (ctx.token) entry.actor_id = ctx.token->id;
+  entry.action = std::string(http::to_string(route.method)) + " " + route.pattern;
+  entry.target_type = ctx.target_type;
+  entry.target_id = ctx.target_id;
+  entry.target_name = ctx.target_name;
+  entry.outcome = std::to_string(res.result_int());
+  entry.request_id = ctx.request_id;
+  entry.details = ctx.audit_details;
+  // The response stands; a lost audit row is logged loudly rather than failing the request.
+  auto write = [this, entry] {
+    try {
+      services_.audit.record(entry);
+    } catch (const std::exception& e) {
+      log::error("could not write the audit entry", {{"request_id", *entry.request_id}, {"error", e.what()}});
+    }
+  };
+  co_await services_.blocking(write);
+}
+
+}  // namespace ironhold::web

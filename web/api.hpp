@@ -1,0 +1,43 @@
+#pragma once
+// Request → response for the whole API, without sockets: routing, authentication and roles, error
+// mapping to problem+json, the audit entry of every mutating request, and the access log.
+#include <chrono>
+#include <memory>
+#include <optional>
+
+#include "inventory/error.hpp"
+
+#include "web/request_context.hpp"
+#include "web/router.hpp"
+#include "web/services.hpp"
+
+namespace ironhold::web {
+
+class Api {
+ public:
+  explicit Api(Services& services);
+  Router& router() noexcept { return router_; }
+  Services& services() noexcept { return services_; }
+
+  // Never throws: every failure becomes a problem response (a 500 is logged as a bug).
+  asio::awaitable<Response> handle(Request request);
+
+ private:
+  // Parses the target and finds the route; on failure sets `immediate` and returns null.
+  const Route* route_request(RequestContext& ctx, std::optional<Response>& immediate) const;
+  asio::awaitable<Response> dispatch(RequestContext& ctx, const Route& route);
+  // A 401/403 response, or nullopt when the token may call the route.
+  asio::awaitable<std::optional<Response>> authenticate(RequestContext& ctx, const Route& route);
+  asio::awaitable<void> audit(const RequestContext& ctx, const Route& route, const Response& res);
+  Response error_response(const RequestContext& ctx, const Error& e) const;
+  Response bug_response(const RequestContext& ctx, const std::exception& e) const;
+  void finish(const RequestContext& ctx, Response& res, std::chrono::steady_clock::time_point started) const;
+
+  Services& services_;
+  Router router_;
+};
+
+// Registers every route of the API (web/routes/*.cpp).
+void register_all_routes(Api& api);
+
+}  // namespace ironhold::web

@@ -1,0 +1,141 @@
+// The component schemas of the OpenAPI document.
+#include <nlohmann/json.hpp>
+
+#include "inventory/model/enums.hpp"
+
+namespace ironhold::web::openapi {
+
+using nlohmann::json;
+
+namespace {
+
+json string_enum(std::span<const std::string_view> names) {
+  json values = json::array();
+  for (auto n : names) values.push_back(n);
+  return {{"type", "string"}, {"enum", values}};
+}
+
+json nullable(const char* type) { return {{"type", json::array({type, "null"})}}; }
+
+json location() {
+  return {{"type", "object"},
+          {"properties", {{"site", nullable("string")}, {"rack", nullable("string")}, {"unit", nullable("integer")}}}};
+}
+
+json options() {
+  return {{"type", "object"},
+          {"additionalProperties", false},
+          {"properties",
+           {{"tls", {{"type", "string"}, {"enum", {"pin", "ca", "insecure"}}}},
+            {"ca_bundle", {{"type", "string"}, {"description", "PEM, for tls: ca"}}},
+            {"cipher_suites", {{"type", "array"}, {"items", {{"type", "integer"}}}}},
+            {"privilege", {{"type", "string"}, {"enum", {"operator", "admin"}}}},
+            {"kg", {{"type", "string"}, {"description", "IPMI BMC key, hex; write-only"}, {"writeOnly", true}}}}}};
+}
+
+json credentials() {
+  return {{"type", "object"},
+          {"writeOnly", true},
+          {"required", {"username", "password"}},
+          {"properties", {{"username", {{"type", "string"}}}, {"password", {{"type", "string"}}}}}};
+}
+
+json tags() { return {{"type", "object"}, {"additionalProperties", {{"type", "string"}}}}; }
+
+json counts() { return {{"type", "object"}, {"additionalProperties", {{"type", "integer"}}}}; }
+
+}  // namespace
+
+json component_schemas() {
+  json node = {
+      {"type", "object"},
+      {"properties",
+       {{"id", {{"type", "string"}, {"format", "uuid"}}},
+        {"name", {{"type", "string"}}},
+        {"source", string_enum(enum_names<Source>())},
+        {"driver", {{"type", "string"}}},
+        {"endpoint", nullable("string")},
+        {"options", options()},
+        {"location", location()},
+        {"tags", tags()},
+        {"manufacturer", nullable("string")},
+        {"model", nullable("string")},
+        {"serial", nullable("string")},
+        {"asset_tag", nullable("string")},
+        {"provider_id", nullable("string")},
+        {"power_state", string_enum(enum_names<PowerState>())},
+        {"health", string_enum(enum_names<Health>())},
+        {"reachable", nullable("boolean")},
+        {"last_error", nullable("string")},
+        {"lifecycle", string_enum(enum_names<Lifecycle>())},
+        {"maintenance", {{"type", "boolean"}}},
+        {"maintenance_reason", nullable("string")},
+        {"credentials_set", {{"type", "boolean"}}},
+        {"last_seen", {{"type", json::array({"string", "null"})}, {"format", "date-time"}}},
+        {"created_at", {{"type", "string"}, {"format", "date-time"}}},
+        {"updated_at", {{"type", "string"}, {"format", "date-time"}}},
+        {"retired_at", {{"type", json::array({"string", "null"})}, {"format", "date-time"}}}}}};
+  json enrollment = {
+      {"type", "object"},
+      {"required", {"name", "driver", "endpoint"}},
+      {"additionalProperties", false},
+      {"properties",
+       {{"name", {{"type", "string"}, {"pattern", "^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"}}},
+        {"driver", {{"type", "string"}, {"enum", {"redfish", "ipmi", "auto"}}}},
+        {"endpoint", {{"type", "string"}, {"description", "https://host[:port], http://host[:port], ipmi://host[:port], or a bare host for auto"}}},
+        {"credentials", credentials()},
+        {"location", location()},
+        {"tags", tags()},
+        {"options", options()},
+        {"maintenance", {{"type", "boolean"}}},
+        {"maintenance_reason", nullable("string")}}}};
+  json patch = enrollment;
+  patch.erase("required");
+  patch["description"] = "Objects (options, location, tags) merge as RFC 7396: a null removes a key.";
+  json problem = {{"type", "object"},
+                  {"properties",
+                   {{"type", {{"type", "string"}}},
+                    {"title", {{"type", "string"}}},
+                    {"status", {{"type", "integer"}}},
+                    {"detail", {{"type", "string"}}},
+                    {"instance", {{"type", "string"}}},
+                    {"request_id", {{"type", "string"}}},
+                    {"field", {{"type", "string"}}}}}};
+  json summary = {{"type", "object"},
+                  {"properties",
+                   {{"total", {{"type", "integer"}}},
+                    {"health", counts()},
+                    {"power_state", counts()},
+                    {"source", counts()},
+                    {"driver", counts()},
+                    {"lifecycle", counts()}}}};
+  json token = {{"type", "object"},
+                {"properties",
+                 {{"id", {{"type", "string"}}},
+                  {"name", {{"type", "string"}}},
+                  {"role", string_enum(enum_names<Role>())},
+                  {"prefix", {{"type", "string"}}},
+                  {"created_by", nullable("string")},
+                  {"created_at", {{"type", "string"}, {"format", "date-time"}}},
+                  {"expires_at", nullable("string")},
+                  {"last_used_at", nullable("string")},
+                  {"revoked_at", nullable("string")},
+                  {"token", {{"type", "string"}, {"description", "only in the answer to POST, once"}}}}}};
+  json audit = {{"type", "object"},
+                {"properties",
+                 {{"id", {{"type", "integer"}}},
+                  {"at", {{"type", "string"}, {"format", "date-time"}}},
+                  {"actor", {{"type", "string"}}},
+                  {"action", {{"type", "string"}}},
+                  {"target_type", nullable("string")},
+                  {"target_id", nullable("string")},
+                  {"target_name", nullable("string")},
+                  {"outcome", {{"type", "string"}}},
+                  {"request_id", nullable("string")},
+                  {"details", {{"type", "object"}}}}}};
+  return {{"Node", node},         {"NodeEnrollment", enrollment}, {"NodePatch", patch},
+          {"NodeSummary", summary}, {"Problem", problem},          {"Token", token},
+          {"AuditEntry", audit}};
+}
+
+}  // namespace ironhold::web::openapi

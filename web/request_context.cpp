@@ -1,0 +1,49 @@
+#include "web/request_context.hpp"
+
+#include <algorithm>
+
+#include "inventory/error.hpp"
+#include "web/json_body.hpp"
+
+namespace ironhold::web {
+
+std::optional<std::string> RequestContext::query_value(std::string_view name) const {
+  std::optional<std::string> value;
+  for (const auto& [k, v] : query)
+    if (k == name) value = v;
+  return value;
+}
+
+void RequestContext::only_query(std::initializer_list<std::string_view> known) const {
+  for (const auto& [k, v] : query)
+    if (std::find(known.begin(), known.end(), k) == known.end())
+      throw invalid("unknown query parameter \"" + k.substr(0, 60) + "\"", k.substr(0, 60));
+}
+
+nlohmann::json RequestContext::json_body() const {
+  const auto type = request[http::field::content_type];
+  const auto media = type.substr(0, type.find(';'));
+  if (media != "application/json" && media != "application/merge-patch+json")
+    throw Error(ErrorKind::unsupported_media,
+                "the body must be JSON: send Content-Type: application/json");
+  std::string error;
+  auto value = parse_json(request.body(), error);
+  if (!value) throw invalid(error);
+  return std::move(*value);
+}
+
+Response RequestContext::json(http::status status, const nlohmann::json& body) const {
+  Response res{status, request.version()};
+  res.set(http::field::content_type, "application/json");
+  res.body() = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  res.prepare_payload();
+  return res;
+}
+
+Response RequestContext::empty(http::status status) const {
+  Response res{status, request.version()};
+  res.prepare_payload();
+  return res;
+}
+
+}  // namespace ironhold::web

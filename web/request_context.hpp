@@ -1,0 +1,42 @@
+#pragma once
+// Everything a handler knows about the request it answers, and what it tells the audit trail.
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "inventory/db/token_store.hpp"
+#include "web/http.hpp"
+#include "web/router.hpp"
+
+namespace ironhold::web {
+
+struct RequestContext {
+  const Request& request;
+  std::string path;
+  std::vector<std::pair<std::string, std::string>> query;  // decoded, in order
+  PathParams path_params;
+  std::string request_id;
+  std::optional<db::TokenInfo> token;
+
+  // The target of a mutating request, for its audit entry.
+  std::optional<std::string> target_type, target_id, target_name;
+  nlohmann::json audit_details = nlohmann::json::object();
+
+  const std::string& path_param(const std::string& name) const { return path_params.at(name); }
+  // The last value of a query parameter.
+  std::optional<std::string> query_value(std::string_view name) const;
+  // Rejects query parameters not in `known` (a typo must not silently select everything).
+  void only_query(std::initializer_list<std::string_view> known) const;
+  // The body as JSON: 415 unless it is JSON, 400 naming the problem if malformed.
+  nlohmann::json json_body() const;
+  // Who is acting, for logs and audit: the token's name.
+  std::string actor() const { return token ? token->name : "anonymous"; }
+  bool has_role(Role role) const { return token && token->role == role; }
+
+  Response json(http::status status, const nlohmann::json& body) const;
+  Response empty(http::status status) const;
+};
+
+}  // namespace ironhold::web

@@ -1,0 +1,38 @@
+#pragma once
+// A route: a literal URL pattern ("/api/v1/nodes/{id}"), the method, the access it needs, the
+// handler, and what the OpenAPI document says about it. Each resource registers its routes in one
+// file under web/routes/.
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "inventory/model/enums.hpp"
+#include "web/http.hpp"
+
+namespace ironhold::web {
+
+// Who may call a route. viewer < operator < admin; auditor routes accept auditors and admins.
+enum class Access { anyone, viewer, operator_, admin, auditor };
+std::string_view to_string(Access access);
+bool allows(Access access, Role role);
+
+struct RequestContext;
+using Handler = std::function<asio::awaitable<Response>(RequestContext&)>;
+
+struct RouteDoc {
+  std::string summary;
+  nlohmann::json query_parameters = nlohmann::json::array();  // OpenAPI parameter objects
+  nlohmann::json request_body = nullptr;                       // a schema, or null
+  int success_status = 200;
+  nlohmann::json response = nullptr;                           // a schema, or null for no body
+};
+
+struct Route {
+  http::verb method;
+  std::string pattern;
+  Access access;
+  Handler handler;
+  RouteDoc doc;
+};
+
+}  // namespace ironhold::web

@@ -1,0 +1,35 @@
+#pragma once
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "web/route.hpp"
+
+namespace ironhold::web {
+
+using PathParams = std::unordered_map<std::string, std::string>;
+
+class Router {
+ public:
+  // Throws std::logic_error for a duplicate method + pattern (a programming error).
+  void add(Route route);
+
+  struct Match {
+    const Route* route = nullptr;  // null when nothing matches the method
+    PathParams params;
+    std::vector<http::verb> allowed;  // methods the path has, for 405's Allow header
+  };
+  // `path` is already percent-decoded segment by segment.
+  Match match(http::verb method, const std::vector<std::string>& segments) const;
+
+  const std::vector<Route>& routes() const noexcept { return routes_; }
+
+ private:
+  std::vector<Route> routes_;
+};
+
+// Splits "/api/v1/nodes/a%2Fb" into {"api", "v1", "nodes", "a/b"}; false on bad percent-encoding.
+bool split_path(std::string_view path, std::vector<std::string>& segments);
+
+}  // namespace ironhold::web

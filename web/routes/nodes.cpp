@@ -1,0 +1,151 @@
+// /api/v1/nodes: enrollment, lists with filters and keyset pages, summaries, updates, retirement.
+#include "inventory/error.hpp"
+#include "web/openapi.hpp"
+#include "web/request_context.hpp"
+#include "web/routes/node_views.hpp"
+#include "web/routes/routes.hpp"
+
+namespace ironhold::web {
+namespace {
+
+using nlohmann::json;
+
+void set_target(RequestContext& ctx, const Node& node) {
+  ctx.target_type = "node";
+  ctx.target_id = node.id;
+  ctx.target_name = node.name;
+}
+
+// Until the node is found, the audit entry names what the client asked for.
+void set_requested_target(RequestContext& ctx) {
+  ctx.target_type = "node";
+  ctx.target_name = ctx.path_param("id");
+}
+
+asio::awaitable<Response> list_nodes(Services& s, RequestContext& ctx) {
+  NodeQuery query = node_query_from(ctx.query);
+  auto work = [&s, query] { return s.nodes.list(query); };
+  auto page = co_await s.blocking(work);
+  co_return ctx.json(http::status::ok, page_json(page));
+}
+
+asio::awaitable<Response> summarize_nodes(Services& s, RequestContext& ctx) {
+  NodeFilter filter = node_filter_from(ctx.query);
+  auto work = [&s, filter] { return s.nodes.summary(filter); };
+  auto summary = co_await s.blocking(work);
+  co_return ctx.json(http::status::ok, summary);
+}
+
+asio::awaitable<Response> show_node(Services& s, RequestContext& ctx) {
+  ctx.only_query({});
+  std::string key = ctx.path_param("id");
+  auto work = [&s, key] { return s.nodes.get(key); };
+  auto node = co_await s.blocking(work);
+  co_return ctx.json(http::status::ok, to_json(node));
+}
+
+asio::awaitable<Response> enroll_node(Services& s, RequestContext& ctx) {
+  ctx.only_query({});
+  ctx.target_type = "node";
+  const json body = ctx.json_body();
+  if (body.is_object() && body.contains("name") && body["name"].is_string())
+    ctx.target_name = body["name"].get<std::string>();
+  NodeSpec spec = parse_node_spec(body);
+  auto work = [&s, spec] { return s.nodes.create(spec); };
+  auto node = co_await s.blocking(work);
+  set_target(ctx, node);
+  auto res = ctx.json(http::status::created, to_json(node));
+  res.set(http::field::location, "/api/v1/nodes/" + node.id);
+  co_return res;
+}
+
+asio::awaitable<Response> update_node(Services& s, RequestContext& ctx) {
+  ctx.only_query({});
+  set_requested_target(ctx);
+  const json patch = ctx.json_body();
+  if (patch.is_object()) {
+    // Which fields changed goes to the audit trail; their values may be secret, so not those.
+    json fields = json::array();
+    for (const auto& [key, value] : patch.items()) fields.push_back(key);
+    ctx.audit_details["fields"] = fields;
+  }
+  std::string key = ctx.path_param("id");
+  auto work = [&s, key, patch] { return s.nodes.update(key, patch); };
+  auto node = co_await s.blocking(work);
+  set_target(ctx, node);
+  co_return ctx.json(http::status::ok, to_json(node));
+}
+
+asio::awaitable<Response> delete_node(Services& s, RequestContext& ctx) {
+  ctx.only_query({"purge"});
+  set_requested_target(ctx);
+  const auto purge_value = ctx.query_value("purge").value_or("false");
+  if (purge_value != "true" && purge_value != "false")
+    throw invalid("\"purge\" must be true or false", "purge");
+  const bool purge = purge_value == "true";
+  if (purge && !ctx.has_role(Role::admin))
+    throw Error(ErrorKind::forbidden, "only an admin may purge a node (?purge=true); retiring it "
+                                      "(DELETE without purge) keeps its history");
+  ctx.audit_details["purge"] = purge;
+  std::string key = ctx.path_param("id");
+  auto work = [&s, key, purge] { return purge ? s.nodes.purge(key) : s.nodes.retire(key); };
+  auto node = co_await s.blocking(work);
+  set_target(ctx, node);
+  co_return ctx.empty(http::status::no_content);
+}
+
+json filter_parameters() {
+  auto p = [](const char* name, const char* description) {
+    return json{{"name", name}, {"in", "query"}, {"required", false},
+                {"description", description}, {"schema", {{"type", "string"}}}};
+  };
+  return json::array({
+      p("source", "bmc or cloud; comma-separated values match any"),
+      p("driver", "redfish, ipmi, or a cloud provider; comma-separated"),
+      p("health", "ok, warning, critical, unknown; comma-separated"),
+      p("power_state", "on, off, transitioning, unknown; comma-separated"),
+      p("lifecycle", "lifecycle states; comma-separated; retired nodes only appear when asked for"),
+      p("maintenance", "true or false"),
+      p("tag", "key:value; repeat for several (all must match)"),
+      p("site", "exact site"),
+      p("rack", "exact rack"),
+      p("q", "case-insensitive substring of the name"),
+  });
+}
+
+}  // namespace
+
+void register_node_routes(Api& api) {
+  Services& s = api.services();
+  auto bind = [&s](asio::awaitable<Response> (*fn)(Services&, RequestContext&)) -> Handler {
+    return [&s, fn](RequestContext& ctx) { return fn(s, ctx); };
+  };
+  json list_params = filter_parameters();
+  list_params.push_back({{"name", "sort"}, {"in", "query"}, {"required", false},
+                         {"description", "name, health (worst first), power_state, last_seen, created_at; - for descending"},
+                         {"schema", {{"type", "string"}}}});
+  list_params.push_back({{"name", "limit"}, {"in", "query"}, {"required", false},
+                         {"schema", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}, {"default", 100}}}});
+  list_params.push_back({{"name", "cursor"}, {"in", "query"}, {"required", false},
+                         {"description", "the previous page's next value, alone"}, {"schema", {{"type", "string"}}}});
+
+  api.router().add({http::verb::get, "/api/v1/nodes", Access::viewer, bind(list_nodes),
+                    {"List nodes", list_params, nullptr, 200, openapi::page_of("Node")}});
+  api.router().add({http::verb::get, "/api/v1/nodes/summary", Access::viewer, bind(summarize_nodes),
+                    {"Count nodes by health, power state, source, driver and lifecycle",
+                     filter_parameters(), nullptr, 200, openapi::ref("NodeSummary")}});
+  api.router().add({http::verb::post, "/api/v1/nodes", Access::operator_, bind(enroll_node),
+                    {"Enroll a node", json::array(), openapi::ref("NodeEnrollment"), 201, openapi::ref("Node")}});
+  api.router().add({http::verb::get, "/api/v1/nodes/{id}", Access::viewer, bind(show_node),
+                    {"Show a node (by id or name)", json::array(), nullptr, 200, openapi::ref("Node")}});
+  api.router().add({http::verb::patch, "/api/v1/nodes/{id}", Access::operator_, bind(update_node),
+                    {"Change a node's name, endpoint, credentials, options, location, tags or maintenance",
+                     json::array(), openapi::ref("NodePatch"), 200, openapi::ref("Node")}});
+  api.router().add({http::verb::delete_, "/api/v1/nodes/{id}", Access::operator_, bind(delete_node),
+                    {"Retire a node (history stays); ?purge=true removes it and needs admin",
+                     json::array({{{"name", "purge"}, {"in", "query"}, {"required", false},
+                                   {"schema", {{"type", "boolean"}, {"default", false}}}}}),
+                     nullptr, 204, nullptr}});
+}
+
+}  // namespace ironhold::web

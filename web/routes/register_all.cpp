@@ -1,0 +1,13 @@
+#include "web/routes/routes.hpp"
+
+namespace ironhold::web {
+
+void register_all_routes(Api& api) {
+  register_health_routes(api);
+  register_meta_routes(api);
+  register_node_routes(api);
+  register_token_routes(api);
+  register_audit_routes(api);
+}
+
+}  // namespace ironhold::web

@@ -1,0 +1,13 @@
+#pragma once
+// One registration function per resource; each registers literal URL patterns with their access.
+#include "web/api.hpp"
+
+namespace ironhold::web {
+
+void register_health_routes(Api& api);
+void register_meta_routes(Api& api);
+void register_node_routes(Api& api);
+void register_token_routes(Api& api);
+void register_audit_routes(Api& api);
+
+}  // namespace ironhold::web

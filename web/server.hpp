@@ -1,0 +1,60 @@
+#pragma once
+// The socket side of the HTTP service: accept, read with a timeout and a body limit, hand the
+// request to the Api, write, keep-alive. Graceful shutdown stops accepting, closes idle
+// connections and lets requests in flight finish.
+#include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "web/api.hpp"
+
+namespace ironhold::web {
+
+struct ServerOptions {
+  std::size_t body_limit = 1024 * 1024;
+  std::chrono::milliseconds request_timeout{30'000};  // to read one whole request
+  std::chrono::milliseconds idle_timeout{60'000};     // between keep-alive requests
+  std::chrono::milliseconds write_timeout{30'000};
+  std::chrono::milliseconds shutdown_grace{10'000};   // for requests in flight at shutdown
+};
+
+// "127.0.0.1:8080", "[::1]:8080", ":8080" (all addresses); throws ironhold::Error (invalid).
+asio::ip::tcp::endpoint parse_listen_address(const std::string& text);
+
+class Server {
+ public:
+  Server(asio::io_context& io, Api& api, ServerOptions options = {});
+  ~Server();
+
+  // Binds (port 0 picks a free port) and starts accepting; returns the bound endpoint.
+  asio::ip::tcp::endpoint listen(const asio::ip::tcp::endpoint& endpoint);
+  // Stops accepting, closes idle connections, and calls `done` once every connection is gone
+  // (or the grace period ran out). Safe to call from any thread, once.
+  void shutdown(std::function<void()> done);
+
+  struct Connection;
+
+ private:
+  asio::awaitable<void> accept_loop();
+  asio::awaitable<void> serve(std::shared_ptr<Connection> connection);
+  void forget(const std::shared_ptr<Connection>& connection);
+  void maybe_finish_shutdown();
+
+  asio::io_context& io_;
+  Api& api_;
+  ServerOptions options_;
+  std::unique_ptr<asio::ip::tcp::acceptor> acceptor_;
+  std::mutex mutex_;
+  std::set<std::shared_ptr<Connection>> connections_;
+  std::atomic<bool> stopping_{false};
+  std::function<void()> on_stopped_;
+  std::unique_ptr<asio::steady_timer> grace_timer_;
+};
+
+}  // namespace ironhold::web

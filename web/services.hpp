@@ -1,0 +1,38 @@
+#pragma once
+// What handlers reach: the stores, and a pool of threads for blocking database work, so that no
+// network thread ever waits on PostgreSQL.
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <type_traits>
+
+#include "inventory/db/audit_store.hpp"
+#include "inventory/db/node_store.hpp"
+#include "inventory/db/token_store.hpp"
+#include "web/http.hpp"
+
+namespace ironhold::web {
+
+struct Services {
+  db::Database& database;
+  db::NodeStore& nodes;
+  db::TokenStore& tokens;
+  db::AuditStore& audit;
+  asio::thread_pool& blocking_pool;
+
+  // Runs fn() on the blocking pool and resumes the caller on its own executor with the result (or
+  // the exception fn threw). Not itself a coroutine: the work is a parameter of run_blocking's
+  // frame, not a temporary inside a co_await expression.
+  template <class Fn>
+  asio::awaitable<std::invoke_result_t<Fn>> blocking(Fn fn) {
+    return asio::co_spawn(blocking_pool.get_executor(), run_blocking(std::move(fn)), asio::use_awaitable);
+  }
+
+ private:
+  template <class Fn>
+  static asio::awaitable<std::invoke_result_t<Fn>> run_blocking(Fn fn) {
+    co_return fn();
+  }
+};
+
+}  // namespace ironhold::web
