@@ -45,5 +45,5 @@ if [ ! -f /etc/postgresql-common/createcluster.conf ] || ! grep -q '^create_main
   echo 'create_main_cluster = false' >> /etc/postgresql-common/createcluster.conf
 fi
 apt-get update -q >&2
-apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+apt-get install -y -q --no-install-recommends -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "${missing[@]}" >&2
 say "done"
