@@ -648,8 +648,9 @@ int cmd_import(const Args& a) {
       entry["error"] = e.what();
     }
     if (format == OutputFormat::table) {
-      std::cout << "row " << entry["row"].get<std::size_t>() << ' '
-                << terminal_safe(entry["name"].get<std::string>()) << ": "
+      const std::string name = entry["name"].get<std::string>();
+      std::cout << "row " << entry["row"].get<std::size_t>()
+                << (name.empty() ? "" : " " + terminal_safe(name)) << ": "
                 << (entry["status"] == "created"
                         ? "created " + entry["id"].get<std::string>()
                         : "failed: " + terminal_safe(entry["error"].get<std::string>()))

@@ -309,6 +309,16 @@ void clear_stale_pid_files(const Layout& layout) {
   }
 }
 
+void rotate_log(const Layout& layout) {
+  std::error_code ec;
+  const auto size = fs::file_size(layout.log_file, ec);
+  if (!ec && size > 16 * 1024 * 1024) {
+    fs::path previous = layout.log_file;
+    previous += ".1";
+    fs::rename(layout.log_file, previous, ec);
+  }
+}
+
 std::string log_tail(const fs::path& log_file, int lines) {
   std::string text = read_text(log_file);
   if (text.size() > 16384) text.erase(0, text.size() - 16384);

@@ -66,6 +66,8 @@ std::vector<pid_t> server_processes(const fs::path& pgdata);
 // Removes postmaster.pid and the socket lock when no server process of this cluster is alive:
 // after a crash the recorded pid may belong to an unrelated process, which blocks a new start.
 void clear_stale_pid_files(const Layout& layout);
+// The server appends to one log file forever; past 16 MiB it becomes postgres.log.1.
+void rotate_log(const Layout& layout);
 // The last `lines` lines of the server log, for error messages.
 std::string log_tail(const fs::path& log_file, int lines = 25);
 

@@ -112,6 +112,7 @@ void create_cluster_files(const State& s) {
 void start_server(State& s) {
   cluster::clear_stale_pid_files(s.layout);
   cluster::write_settings(s.layout, s.run_as);
+  cluster::rotate_log(s.layout);
   log::info("starting the embedded PostgreSQL",
             {{"pgdata", s.layout.pgdata.string()}, {"socket_dir", s.layout.socket_dir.string()}});
   auto r = run_tool(s, "pg_ctl",
@@ -199,8 +200,8 @@ void create_database_in(const State& s, const std::string& name,
       break;
     } catch (const pqxx::sql_error& e) {
       // 55006: another session is connected to the template for a moment (e.g. a migrator that
-      // is closing); copying needs it idle.
-      if (e.sqlstate() == "55006" && attempt < 100) {
+      // is closing); copying needs it idle. The server itself already waited 5 s each time.
+      if (e.sqlstate() == "55006" && attempt < 4) {
         std::this_thread::sleep_for(100ms);
         continue;
       }
@@ -222,6 +223,8 @@ void bootstrap(const State& s) {
                  " LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE");
     if (tx.exec_params("SELECT 1 FROM pg_database WHERE datname = $1", "ironhold").empty())
       create_database_in(s, "ironhold", "template0");
+    else
+      grant_runtime_access(s, "ironhold");  // idempotent; completes a bootstrap cut short
   } catch (const pqxx::failure& e) {
     throw Error(ErrorKind::unavailable,
                 "cannot set up roles and database in the embedded PostgreSQL (" +
@@ -267,21 +270,28 @@ fs::path find_postgres_bindir() {
 }
 
 std::unique_ptr<EmbeddedCluster> EmbeddedCluster::start(const EmbeddedClusterOptions& options) {
-  auto s = std::make_unique<State>();
-  s->bindir = find_postgres_bindir();
-  s->timeout = options.start_timeout;
-  const fs::path data_dir = cluster::prepare_data_dir(options.data_dir);
-  // Serializes ironhold processes on this data directory: one creates, starts or adopts at a time.
-  cluster::DirLock lock(data_dir);
-  s->run_as = cluster::cluster_user(cluster::existing_base(data_dir));
-  s->layout = cluster::resolve_layout(data_dir, s->run_as);
-  cluster::prepare_directories(s->layout, s->run_as);
-  create_cluster_files(*s);
-  start_or_attach(*s);
-  // From here a failure stops a server this call started, through the destructor.
-  std::unique_ptr<EmbeddedCluster> cluster(new EmbeddedCluster(std::move(s)));
-  bootstrap(*cluster->state_);
-  return cluster;
+  try {
+    auto s = std::make_unique<State>();
+    s->bindir = find_postgres_bindir();
+    s->timeout = options.start_timeout;
+    const fs::path data_dir = cluster::prepare_data_dir(options.data_dir);
+    // Serializes ironhold processes on this data directory: one creates, starts or adopts at a
+    // time.
+    cluster::DirLock lock(data_dir);
+    s->run_as = cluster::cluster_user(cluster::existing_base(data_dir));
+    s->layout = cluster::resolve_layout(data_dir, s->run_as);
+    cluster::prepare_directories(s->layout, s->run_as);
+    create_cluster_files(*s);
+    start_or_attach(*s);
+    // From here a failure stops a server this call started, through the destructor.
+    std::unique_ptr<EmbeddedCluster> cluster(new EmbeddedCluster(std::move(s)));
+    bootstrap(*cluster->state_);
+    return cluster;
+  } catch (const fs::filesystem_error& e) {
+    throw Error(ErrorKind::unavailable,
+                "cannot prepare the embedded PostgreSQL for data directory " +
+                    options.data_dir.string() + ": " + e.what());
+  }
 }
 
 EmbeddedCluster::EmbeddedCluster(std::unique_ptr<State> state) : state_(std::move(state)) {}
