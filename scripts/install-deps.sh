@@ -18,6 +18,9 @@ packages=(
   libssl-dev libcurl4-openssl-dev nlohmann-json3-dev libpqxx-dev catch2
   postgresql-15 postgresql-client-15
   ca-certificates
+  # Test peers: OpenIPMI's BMC simulator (ipmi_sim; its start script needs python3) and ipmitool,
+  # a reference IPMI client.
+  openipmi ipmitool python3
 )
 
 missing=()

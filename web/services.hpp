@@ -9,6 +9,7 @@
 #include "inventory/db/audit_store.hpp"
 #include "inventory/db/node_store.hpp"
 #include "inventory/db/token_store.hpp"
+#include "inventory/drivers/endpoint_prober.hpp"
 #include "web/http.hpp"
 
 namespace ironhold::web {
@@ -19,6 +20,9 @@ struct Services {
   db::TokenStore& tokens;
   db::AuditStore& audit;
   asio::thread_pool& blocking_pool;
+  // Resolves driver "auto" with a bare host at enrollment; null: auto-detection is unavailable.
+  // Last, so that aggregate initializations written before it still compile.
+  EndpointProber* prober = nullptr;
 
   // Runs fn() on the blocking pool and resumes the caller on its own executor with the result (or
   // the exception fn threw). Not itself a coroutine: the work is a parameter of run_blocking's

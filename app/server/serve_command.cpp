@@ -31,6 +31,10 @@ std::vector<cli::Option> serve_options() {
                      "60000", "MS"});
   options.push_back({"shutdown-grace", 0, true, false, "time for requests in flight at shutdown, ms",
                      "IRONHOLD_SHUTDOWN_GRACE_MS", "10000", "MS"});
+  options.push_back({"sensor-retention-days", 0, true, false, "days of sensor readings to keep",
+                     "IRONHOLD_SENSOR_RETENTION_DAYS", "30", "DAYS"});
+  options.push_back({"maintenance-interval", 0, true, false, "database housekeeping interval, ms",
+                     "IRONHOLD_MAINTENANCE_INTERVAL_MS", "3600000", "MS"});
   return options;
 }
 
@@ -77,6 +81,10 @@ int serve_with(const cli::Args& args, bool demo) {
   config.server.request_timeout = std::chrono::milliseconds(int_option(args, "request-timeout", 30000, 1, 3600000));
   config.server.idle_timeout = std::chrono::milliseconds(int_option(args, "idle-timeout", 60000, 1, 3600000));
   config.server.shutdown_grace = std::chrono::milliseconds(int_option(args, "shutdown-grace", 10000, 0, 3600000));
+
+  config.retention.sensor_days = int_option(args, "sensor-retention-days", 30, 1, 3650);
+  config.maintenance_interval =
+      std::chrono::milliseconds(int_option(args, "maintenance-interval", 3600000, 1000, 86400000));
 
   ServiceHost host(config);
   if (demo) seed_demo_fleet(host);

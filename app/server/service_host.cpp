@@ -15,9 +15,10 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
       tokens_(std::make_unique<db::TokenStore>(*database_)),
       audit_(std::make_unique<db::AuditStore>(*database_)),
       io_(config.io_threads),
-      blocking_pool_(static_cast<std::size_t>(config.database_connections)) {
+      blocking_pool_(static_cast<std::size_t>(config.database_connections)),
+      prober_(config.probe) {
   services_ = std::make_unique<web::Services>(
-      web::Services{*database_, *nodes_, *tokens_, *audit_, blocking_pool_});
+      web::Services{*database_, *nodes_, *tokens_, *audit_, blocking_pool_, &prober_});
   api_ = std::make_unique<web::Api>(*services_);
   web::register_all_routes(*api_);
   server_ = std::make_unique<web::Server>(io_, *api_, config.server);
@@ -27,8 +28,31 @@ ServiceHost::~ServiceHost() { stop(); }
 
 boost::asio::ip::tcp::endpoint ServiceHost::start() {
   auto endpoint = server_->listen(web::parse_listen_address(config_.listen));
+  schedule_maintenance(std::chrono::milliseconds(0));
   for (int i = 0; i < std::max(1, config_.io_threads); ++i) threads_.emplace_back([this] { io_.run(); });
   return endpoint;
+}
+
+// Housekeeping runs on the blocking pool, never on an I/O thread; a failure is logged and retried
+// at the next interval.
+void ServiceHost::schedule_maintenance(std::chrono::milliseconds delay) {
+  maintenance_timer_.expires_after(delay);
+  maintenance_timer_.async_wait([this](boost::system::error_code ec) {
+    if (ec) return;
+    boost::asio::post(blocking_pool_, [this] {
+      try {
+        const auto report = db::run_maintenance(*database_, config_.retention);
+        if (report.partitions_created || report.partitions_dropped)
+          log::info("database maintenance", {{"partitions_created", report.partitions_created},
+                                             {"partitions_dropped", report.partitions_dropped}});
+      } catch (const std::exception& e) {
+        log::warn("database maintenance failed; retrying later", {{"error", e.what()}});
+      }
+      boost::asio::post(io_, [this] {
+        if (!stopped_) schedule_maintenance(config_.maintenance_interval);
+      });
+    });
+  });
 }
 
 void ServiceHost::stop() {
@@ -39,6 +63,7 @@ void ServiceHost::stop() {
     server_->shutdown([&drained] { drained.set_value(); });
     drained.get_future().wait();
   }
+  boost::asio::post(io_, [this] { maintenance_timer_.cancel(); });
   io_.stop();
   for (auto& t : threads_) t.join();
   threads_.clear();

@@ -1,17 +1,22 @@
 #pragma once
 // The running service in one object: database pool, stores, API, HTTP server and the threads that
 // carry them. `serve`, `demo` and the tests' TestServer all build one of these.
+#include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <chrono>
 #include <boost/asio/thread_pool.hpp>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "bmc/probe/bmc_prober.hpp"
 #include "inventory/crypto/secret_box.hpp"
 #include "inventory/db/audit_store.hpp"
 #include "inventory/db/database.hpp"
+#include "inventory/db/maintenance.hpp"
 #include "inventory/db/node_store.hpp"
 #include "inventory/db/token_store.hpp"
 #include "web/api.hpp"
@@ -26,6 +31,9 @@ struct ServiceConfig {
   int io_threads = 2;                   // one per core
   int database_connections = 4;         // and as many threads for database work
   web::ServerOptions server;
+  bmc::ProbeOptions probe;              // how enrolling a bare host (driver auto) probes it
+  db::RetentionPolicy retention;
+  std::chrono::milliseconds maintenance_interval{std::chrono::hours(1)};
 };
 
 class ServiceHost {
@@ -45,6 +53,8 @@ class ServiceHost {
   web::Api& api() { return *api_; }
 
  private:
+  void schedule_maintenance(std::chrono::milliseconds delay);
+
   ServiceConfig config_;
   std::unique_ptr<db::Database> database_;
   crypto::SecretBox box_;
@@ -53,11 +63,13 @@ class ServiceHost {
   std::unique_ptr<db::AuditStore> audit_;
   boost::asio::io_context io_;
   boost::asio::thread_pool blocking_pool_;
+  bmc::BmcProber prober_;
   std::unique_ptr<web::Services> services_;
   std::unique_ptr<web::Api> api_;
   std::unique_ptr<web::Server> server_;
+  boost::asio::steady_timer maintenance_timer_{io_};
   std::vector<std::thread> threads_;
-  bool stopped_ = false;
+  std::atomic<bool> stopped_{false};
 };
 
 }  // namespace ironhold::app

@@ -27,13 +27,15 @@ void AuditStore::record(const AuditEntry& e) {
   });
 }
 
-std::vector<AuditRecord> AuditStore::recent(int limit, const std::optional<std::string>& target_id) {
+std::vector<AuditRecord> AuditStore::recent(int limit, const std::optional<std::string>& target_id,
+                                            std::optional<long long> before_id) {
   return transact(db_, [&](pqxx::work& tx) {
     auto rows = tx.exec_params(
         "SELECT id, rfc3339(at), actor, actor_id, action, target_type, target_id, target_name, "
         "outcome, request_id, details::text FROM audit_log WHERE ($1::text IS NULL OR target_id = $1) "
-        "ORDER BY id DESC LIMIT $2::integer",
-        nullable(target_id), std::to_string(limit));
+        "AND ($3::bigint IS NULL OR id < $3::bigint) ORDER BY id DESC LIMIT $2::integer",
+        nullable(target_id), std::to_string(limit),
+        nullable(before_id ? std::optional<std::string>(std::to_string(*before_id)) : std::nullopt));
     std::vector<AuditRecord> out;
     for (const auto& r : rows) {
       AuditRecord rec;

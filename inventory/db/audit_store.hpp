@@ -30,8 +30,9 @@ class AuditStore {
  public:
   explicit AuditStore(Database& db) : db_(db) {}
   void record(const AuditEntry& entry);
-  // Newest first; for a target id when given.
-  std::vector<AuditRecord> recent(int limit, const std::optional<std::string>& target_id = std::nullopt);
+  // Newest first; for a target id when given; only entries older than `before_id` when given.
+  std::vector<AuditRecord> recent(int limit, const std::optional<std::string>& target_id = std::nullopt,
+                                  std::optional<long long> before_id = std::nullopt);
 
  private:
   Database& db_;

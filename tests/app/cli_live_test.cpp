@@ -20,16 +20,8 @@
 
 #include "app/cli/http_client.hpp"
 
-#if __has_include("support/test_server.hpp")
-#include "support/test_server.hpp"
+#include "tests/support/server/test_server.hpp"
 #define IRONHOLD_HAVE_TEST_SERVER 1
-#elif __has_include("tests/support/test_server.hpp")
-#include "tests/support/test_server.hpp"
-#define IRONHOLD_HAVE_TEST_SERVER 1
-#elif __has_include("../support/test_server.hpp")
-#include "../support/test_server.hpp"
-#define IRONHOLD_HAVE_TEST_SERVER 1
-#endif
 
 extern char** environ;
 

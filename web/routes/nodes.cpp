@@ -1,4 +1,5 @@
 // /api/v1/nodes: enrollment, lists with filters and keyset pages, summaries, updates, retirement.
+#include "inventory/drivers/endpoint_prober.hpp"
 #include "inventory/error.hpp"
 #include "web/openapi.hpp"
 #include "web/request_context.hpp"
@@ -44,6 +45,59 @@ asio::awaitable<Response> show_node(Services& s, RequestContext& ctx) {
   co_return ctx.json(http::status::ok, to_json(node));
 }
 
+json probe_json(const ProbeResult& result) {
+  json attempts = json::array();
+  for (const auto& a : result.attempts)
+    attempts.push_back({{"transport", a.transport}, {"outcome", a.outcome}});
+  return {{"driver", result.driver ? json(*result.driver) : json(nullptr)},
+          {"endpoint", result.endpoint ? json(result.endpoint->to_string()) : json(nullptr)},
+          {"attempts", attempts}};
+}
+
+// The body validated again as if the client had sent the driver and endpoint the probe found, so
+// that options are checked for that transport (options.kg on a host that answered Redfish is an
+// error, as it would have been with driver redfish).
+NodeSpec spec_for_probed(const json& body, const Endpoint& host, const ProbeResult& result) {
+  if (*result.driver != "redfish" && *result.driver != "ipmi")
+    throw Error(ErrorKind::internal, "the endpoint prober returned driver " + *result.driver);
+  json resolved = body;
+  resolved["driver"] = *result.driver;
+  resolved["endpoint"] = result.endpoint->to_string();
+  try {
+    return parse_node_spec(resolved);
+  } catch (const Error& e) {
+    throw Error(e.kind(), host.to_string() + " answered " + *result.driver + " (" +
+                              result.endpoint->to_string() + "): " + e.what(), e.field());
+  }
+}
+
+// Driver "auto" with a bare host: the prober finds which transport answers; the node is stored
+// with that driver and endpoint, never as "auto".
+asio::awaitable<NodeSpec> resolve_auto_driver(Services& s, RequestContext& ctx, const json& body,
+                                              const Endpoint& host) {
+  if (host.port)
+    throw unprocessable("with driver auto the endpoint is a bare host, probed on the standard "
+                        "ports; to use port " + std::to_string(*host.port) + " name the "
+                        "transport: https://host:port (Redfish) or ipmi://host:port", "endpoint");
+  if (!s.prober)
+    throw unprocessable("driver auto-detection is unavailable on this server: give driver "
+                        "redfish or ipmi with an https:// or ipmi:// endpoint", "driver");
+  EndpointProber* prober = s.prober;
+  auto work = [prober, host] { return prober->probe(host); };
+  const ProbeResult result = co_await s.blocking(work);
+  ctx.audit_details["probe"] = probe_json(result);
+  if (!result.driver || !result.endpoint) {
+    std::string detail = "no BMC answered at " + host.to_string();
+    const char* separator = ": ";
+    for (const auto& a : result.attempts) {
+      detail += separator + a.transport + ": " + a.outcome;
+      separator = "; ";
+    }
+    throw unprocessable(detail, "endpoint");
+  }
+  co_return spec_for_probed(body, host, result);
+}
+
 asio::awaitable<Response> enroll_node(Services& s, RequestContext& ctx) {
   ctx.only_query({});
   ctx.target_type = "node";
@@ -51,6 +105,10 @@ asio::awaitable<Response> enroll_node(Services& s, RequestContext& ctx) {
   if (body.is_object() && body.contains("name") && body["name"].is_string())
     ctx.target_name = body["name"].get<std::string>();
   NodeSpec spec = parse_node_spec(body);
+  if (spec.driver == "auto") {
+    const Endpoint host = spec.endpoint;
+    spec = co_await resolve_auto_driver(s, ctx, body, host);
+  }
   auto work = [&s, spec] { return s.nodes.create(spec); };
   auto node = co_await s.blocking(work);
   set_target(ctx, node);

@@ -8,6 +8,7 @@ void register_all_routes(Api& api) {
   register_node_routes(api);
   register_token_routes(api);
   register_audit_routes(api);
+  register_console_routes(api);
 }
 
 }  // namespace ironhold::web

@@ -9,5 +9,6 @@ void register_meta_routes(Api& api);
 void register_node_routes(Api& api);
 void register_token_routes(Api& api);
 void register_audit_routes(Api& api);
+void register_console_routes(Api& api);
 
 }  // namespace ironhold::web

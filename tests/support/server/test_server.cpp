@@ -6,7 +6,7 @@
 
 namespace ironhold::test {
 
-TestServer::TestServer(web::ServerOptions options) {
+TestServer::TestServer(web::ServerOptions options, bmc::ProbeOptions probe) {
   app::ServiceConfig config;
   config.database_url = database_.url();
   crypto::random_bytes(config.master_key);
@@ -14,6 +14,7 @@ TestServer::TestServer(web::ServerOptions options) {
   config.io_threads = 2;
   config.database_connections = 4;
   config.server = options;
+  config.probe = probe;
   host_ = std::make_unique<app::ServiceHost>(config);
   port_ = host_->start().port();
 }

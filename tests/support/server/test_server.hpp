@@ -12,7 +12,9 @@ namespace ironhold::test {
 
 class TestServer {
  public:
-  explicit TestServer(web::ServerOptions options = {});
+  // `probe` sets the ports and timeout of the driver-auto probe, so that tests can point it at
+  // peers on unprivileged ports.
+  explicit TestServer(web::ServerOptions options = {}, bmc::ProbeOptions probe = {});
   ~TestServer();
 
   std::string url() const;  // "http://127.0.0.1:PORT"

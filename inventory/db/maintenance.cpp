@@ -1,0 +1,22 @@
+#include "inventory/db/maintenance.hpp"
+
+#include "inventory/db/transaction.hpp"
+
+namespace ironhold::db {
+
+MaintenanceReport run_maintenance(Database& db, const RetentionPolicy& policy) {
+  return transact(db, [&](pqxx::work& tx) {
+    MaintenanceReport report;
+    report.partitions_created =
+        tx.exec_params1("SELECT ensure_sensor_partitions(current_date - 1, current_date + $1::integer)",
+                        std::to_string(policy.days_ahead))[0]
+            .as<int>();
+    report.partitions_dropped =
+        tx.exec_params1("SELECT drop_sensor_partitions_before(current_date - $1::integer)",
+                        std::to_string(policy.sensor_days))[0]
+            .as<int>();
+    return report;
+  });
+}
+
+}  // namespace ironhold::db

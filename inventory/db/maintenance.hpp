@@ -1,0 +1,20 @@
+#pragma once
+// Housekeeping that keeps the database in shape while the service runs: daily sensor-reading
+// partitions created ahead of time, and partitions older than the retention dropped whole.
+#include "inventory/db/database.hpp"
+
+namespace ironhold::db {
+
+struct RetentionPolicy {
+  int sensor_days = 30;  // readings older than this many days go
+  int days_ahead = 7;    // partitions made ready in advance
+};
+
+struct MaintenanceReport {
+  int partitions_created = 0;
+  int partitions_dropped = 0;
+};
+
+MaintenanceReport run_maintenance(Database& db, const RetentionPolicy& policy);
+
+}  // namespace ironhold::db
