@@ -24,7 +24,9 @@ const fs::path relocation_root = "/var/lib/ironhold/clusters";
 constexpr size_t max_socket_path = 107;
 constexpr const char* include_line = "include_if_exists = 'ironhold.conf'";
 
-Error fail(const std::string& message) { return Error(ErrorKind::unavailable, message); }
+Error fail(const std::string& message) {
+  return Error(ErrorKind::unavailable, message);
+}
 
 std::string read_text(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);

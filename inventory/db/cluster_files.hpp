@@ -20,9 +20,15 @@ inline constexpr int port = 5432;
 std::string sha256_hex(std::string_view text);
 
 // Files ironhold keeps in the data directory itself (owned by the invoking user).
-inline fs::path lock_file(const fs::path& data_dir) { return data_dir / "postgres.lock"; }
-inline fs::path owner_file(const fs::path& data_dir) { return data_dir / "postgres.owner"; }
-inline fs::path pointer_file(const fs::path& data_dir) { return data_dir / "postgres.location"; }
+inline fs::path lock_file(const fs::path& data_dir) {
+  return data_dir / "postgres.lock";
+}
+inline fs::path owner_file(const fs::path& data_dir) {
+  return data_dir / "postgres.owner";
+}
+inline fs::path pointer_file(const fs::path& data_dir) {
+  return data_dir / "postgres.location";
+}
 
 struct Layout {
   fs::path data_dir;    // absolute, normalized

@@ -347,10 +347,18 @@ void EmbeddedCluster::drop_database(const std::string& name) const {
   }
 }
 
-const fs::path& EmbeddedCluster::data_dir() const noexcept { return state_->layout.data_dir; }
-const fs::path& EmbeddedCluster::cluster_dir() const noexcept { return state_->layout.pgdata; }
-const fs::path& EmbeddedCluster::socket_dir() const noexcept { return state_->layout.socket_dir; }
-bool EmbeddedCluster::owns_server() const noexcept { return state_->owns; }
+const fs::path& EmbeddedCluster::data_dir() const noexcept {
+  return state_->layout.data_dir;
+}
+const fs::path& EmbeddedCluster::cluster_dir() const noexcept {
+  return state_->layout.pgdata;
+}
+const fs::path& EmbeddedCluster::socket_dir() const noexcept {
+  return state_->layout.socket_dir;
+}
+bool EmbeddedCluster::owns_server() const noexcept {
+  return state_->owns;
+}
 
 bool stop_embedded_cluster(const fs::path& data_dir, std::chrono::seconds timeout) {
   const fs::path dir = fs::absolute(data_dir).lexically_normal();

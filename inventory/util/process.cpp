@@ -117,7 +117,9 @@ std::vector<char*> c_strings(std::vector<std::string>& strings) {
 std::optional<Identity> lookup_user(const std::string& name) {
   return lookup(name.c_str(), getpwnam_r);
 }
-std::optional<Identity> lookup_user(uid_t uid) { return lookup(uid, getpwuid_r); }
+std::optional<Identity> lookup_user(uid_t uid) {
+  return lookup(uid, getpwuid_r);
+}
 
 std::string ProcessResult::status_text() const {
   if (timed_out) return "timed out";

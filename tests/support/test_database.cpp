@@ -28,9 +28,17 @@ TestDatabase::~TestDatabase() {
   }
 }
 
-const std::string& TestDatabase::name() const { return name_; }
-std::string TestDatabase::url() const { return cluster_.runtime_url(name_); }
-std::string TestDatabase::owner_url() const { return cluster_.owner_url(name_); }
-std::string TestDatabase::superuser_url() const { return cluster_.superuser_url(name_); }
+const std::string& TestDatabase::name() const {
+  return name_;
+}
+std::string TestDatabase::url() const {
+  return cluster_.runtime_url(name_);
+}
+std::string TestDatabase::owner_url() const {
+  return cluster_.owner_url(name_);
+}
+std::string TestDatabase::superuser_url() const {
+  return cluster_.superuser_url(name_);
+}
 
 }  // namespace ironhold::test

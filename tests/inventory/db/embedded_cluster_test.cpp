@@ -22,7 +22,9 @@ namespace {
 
 constexpr auto reachable = fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec;
 
-bool is_root() { return geteuid() == 0; }
+bool is_root() {
+  return geteuid() == 0;
+}
 
 bool under(const fs::path& path, const fs::path& dir) {
   auto rel = path.lexically_relative(dir);
