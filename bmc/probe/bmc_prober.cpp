@@ -34,7 +34,9 @@ std::string bracketed(const std::string& host) {
   return host.find(':') != std::string::npos ? "[" + host + "]" : host;
 }
 
-std::string millis_text(milliseconds ms) { return std::to_string(ms.count()) + " ms"; }
+std::string millis_text(milliseconds ms) {
+  return std::to_string(ms.count()) + " ms";
+}
 
 // ---------------------------------------------------------------------------------------------
 // Redfish over HTTPS
@@ -57,10 +59,14 @@ std::size_t append_capped(char* data, std::size_t size, std::size_t count, void*
 
 std::string connect_failure(long os_errno) {
   switch (os_errno) {
-    case ECONNREFUSED: return "connection refused";
-    case EHOSTUNREACH: return "host unreachable";
-    case ENETUNREACH: return "network unreachable";
-    default: return "could not connect";
+    case ECONNREFUSED:
+      return "connection refused";
+    case EHOSTUNREACH:
+      return "host unreachable";
+    case ENETUNREACH:
+      return "network unreachable";
+    default:
+      return "could not connect";
   }
 }
 
@@ -68,14 +74,19 @@ std::string curl_failure(CURLcode code, CURL* curl, const char* detail, millisec
   long os_errno = 0;
   curl_easy_getinfo(curl, CURLINFO_OS_ERRNO, &os_errno);
   switch (code) {
-    case CURLE_COULDNT_CONNECT: return connect_failure(os_errno);
-    case CURLE_OPERATION_TIMEDOUT: return "no answer within " + millis_text(timeout);
-    case CURLE_COULDNT_RESOLVE_HOST: return "the host name does not resolve";
+    case CURLE_COULDNT_CONNECT:
+      return connect_failure(os_errno);
+    case CURLE_OPERATION_TIMEDOUT:
+      return "no answer within " + millis_text(timeout);
+    case CURLE_COULDNT_RESOLVE_HOST:
+      return "the host name does not resolve";
     case CURLE_WRITE_ERROR:
-    case CURLE_FILESIZE_EXCEEDED: return "the answer is larger than 64 KiB: not a service root";
+    case CURLE_FILESIZE_EXCEEDED:
+      return "the answer is larger than 64 KiB: not a service root";
     case CURLE_SSL_CONNECT_ERROR:
       return std::string("TLS handshake failed") + (*detail ? std::string(": ") + detail : "");
-    case CURLE_GOT_NOTHING: return "the connection closed without an answer";
+    case CURLE_GOT_NOTHING:
+      return "the connection closed without an answer";
     default:
       return std::string(curl_easy_strerror(code)) + (*detail ? std::string(": ") + detail : "");
   }
@@ -85,7 +96,8 @@ Outcome probe_redfish(const std::string& host, std::uint16_t port, milliseconds 
   std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(), &curl_easy_cleanup);
   if (!curl) return {false, "could not start an HTTP client"};
   CURL* c = curl.get();
-  const std::string url = "https://" + bracketed(host) + ":" + std::to_string(port) + "/redfish/v1/";
+  const std::string url =
+      "https://" + bracketed(host) + ":" + std::to_string(port) + "/redfish/v1/";
   CappedBody body;
   char error[CURL_ERROR_SIZE] = "";
   std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> headers(
@@ -118,7 +130,8 @@ Outcome probe_redfish(const std::string& host, std::uint16_t port, milliseconds 
   if (code != CURLE_OK) return {false, curl_failure(code, c, error, timeout)};
   long status = 0;
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-  if (status != 200) return {false, "HTTP " + std::to_string(status) + ": not a Redfish service root"};
+  if (status != 200)
+    return {false, "HTTP " + std::to_string(status) + ": not a Redfish service root"};
   if (!is_redfish_service_root(body.text))
     return {false, "HTTP 200, but the body is not a Redfish service root"};
   return {true, "Redfish service root"};
@@ -243,7 +256,8 @@ Outcome probe_ipmi(const std::string& host, std::uint16_t port, milliseconds tim
         return {false, "could not receive"};
       }
       if (static_cast<std::size_t>(got) > buffer.size())
-        return {false, "answered, but not IPMI: a " + std::to_string(got) + "-byte datagram"};
+        return {false, "answered, but not as an IPMI BMC: a datagram of " + std::to_string(got) +
+                           " bytes"};
       // The socket is connected, so this came from the BMC's address: its verdict is final.
       const auto reply = check_ipmi_channel_auth_reply(
           std::span<const std::uint8_t>(buffer.data(), static_cast<std::size_t>(got)));
@@ -251,8 +265,8 @@ Outcome probe_ipmi(const std::string& host, std::uint16_t port, milliseconds tim
       return {false, "answered, but not as an IPMI BMC: " + reply.detail};
     }
   }
-  return {false, "no answer within " + millis_text(timeout) + " (" + std::to_string(kTries) +
-                     " tries)"};
+  return {false,
+          "no answer within " + millis_text(timeout) + " (" + std::to_string(kTries) + " tries)"};
 }
 
 }  // namespace
@@ -267,9 +281,9 @@ ProbeResult BmcProber::probe(const Endpoint& bare_host) {
   const std::string& host = bare_host.host;
 
   const auto redfish = probe_redfish(host, options_.https_port, options_.timeout);
-  result.attempts.push_back({"redfish https://" + bracketed(host) + ":" +
-                                 std::to_string(options_.https_port),
-                             redfish.text});
+  result.attempts.push_back(
+      {"redfish https://" + bracketed(host) + ":" + std::to_string(options_.https_port),
+       redfish.text});
   if (redfish.ok) {
     result.driver = "redfish";
     result.endpoint = Endpoint{"https", host, std::nullopt};
@@ -319,7 +333,7 @@ std::vector<std::uint8_t> ipmi_channel_auth_request() {
 IpmiProbeReply check_ipmi_channel_auth_reply(std::span<const std::uint8_t> d) {
   auto no = [](std::string why) { return IpmiProbeReply{false, std::move(why)}; };
   if (d.size() < kRmcpHeader + kSessionHeader)
-    return no("a " + std::to_string(d.size()) + "-byte datagram is shorter than the headers");
+    return no("a datagram of " + std::to_string(d.size()) + " bytes is shorter than the headers");
   if (d[0] != 0x06) return no("RMCP version " + hex_byte(d[0]) + " instead of 0x06");
   if (d[3] != 0x07) return no("RMCP message class " + hex_byte(d[3]) + " instead of IPMI (0x07)");
   if (d[4] == 0x06) return no("an RMCP+ session header in answer to a session-less request");
@@ -333,7 +347,7 @@ IpmiProbeReply check_ipmi_channel_auth_reply(std::span<const std::uint8_t> d) {
   if (msg.size() < length)
     return no("message length " + std::to_string(length) + " but " + std::to_string(msg.size()) +
               " bytes follow");
-  if (length < 8) return no("a " + std::to_string(length) + "-byte message is too short");
+  if (length < 8) return no("a message of " + std::to_string(length) + " bytes is too short");
   const auto m = msg.first(length);
   if (!sums_to_zero(m.first(3))) return no("bad header checksum");
   if (!sums_to_zero(m.subspan(3))) return no("bad data checksum");

@@ -46,8 +46,8 @@ std::vector<std::uint8_t> ipmi_channel_auth_request();
 
 // What a datagram received in answer to ipmi_channel_auth_request() says.
 struct IpmiProbeReply {
-  bool ok = false;         // a well-formed response with completion code 0x00
-  std::string detail;      // why it is not, or what the BMC reported when it is
+  bool ok = false;     // a well-formed response with completion code 0x00
+  std::string detail;  // why it is not, or what the BMC reported when it is
 };
 IpmiProbeReply check_ipmi_channel_auth_reply(std::span<const std::uint8_t> datagram);
 

@@ -224,7 +224,12 @@ NodeSpec apply_node_patch(const Node& current, const std::optional<std::string>&
     doc["options"]["kg"] = *current_kg;
   if (auto c = patch.find("credentials"); c != patch.end()) doc["credentials"] = *c;
   credentials_changed = patch.contains("credentials");
-  return parse_node_spec(doc);
+  NodeSpec spec = parse_node_spec(doc);
+  // Probing a bare host happens at enrollment only; a stored node always has a concrete driver.
+  if (spec.driver == "auto")
+    throw unprocessable("a changed endpoint needs its scheme (https://, http:// or ipmi://) or an explicit "
+                        "driver: only enrollment probes a bare host", "endpoint");
+  return spec;
 }
 
 void merge_patch(json& target, const json& patch) {

@@ -66,8 +66,9 @@ NodeSpec spec_for_probed(const json& body, const Endpoint& host, const ProbeResu
   try {
     return parse_node_spec(resolved);
   } catch (const Error& e) {
-    throw Error(e.kind(), host.to_string() + " answered " + *result.driver + " (" +
-                              result.endpoint->to_string() + "): " + e.what(), e.field());
+    const std::string found = host.to_string() + " answered " + *result.driver + " (" +
+                              result.endpoint->to_string() + "): ";
+    throw Error(e.kind(), found + e.what(), e.field());
   }
 }
 
@@ -75,13 +76,21 @@ NodeSpec spec_for_probed(const json& body, const Endpoint& host, const ProbeResu
 // with that driver and endpoint, never as "auto".
 asio::awaitable<NodeSpec> resolve_auto_driver(Services& s, RequestContext& ctx, const json& body,
                                               const Endpoint& host) {
-  if (host.port)
-    throw unprocessable("with driver auto the endpoint is a bare host, probed on the standard "
-                        "ports; to use port " + std::to_string(*host.port) + " name the "
-                        "transport: https://host:port (Redfish) or ipmi://host:port", "endpoint");
+  if (host.port) {
+    Endpoint https = host, ipmi = host;
+    https.scheme = "https";
+    ipmi.scheme = "ipmi";
+    std::string why =
+        "with driver auto the endpoint is a bare host, probed on the standard ports; to use "
+        "another port, name the transport: ";
+    why += https.to_string() + " (Redfish) or " + ipmi.to_string();
+    throw unprocessable(why, "endpoint");
+  }
   if (!s.prober)
-    throw unprocessable("driver auto-detection is unavailable on this server: give driver "
-                        "redfish or ipmi with an https:// or ipmi:// endpoint", "driver");
+    throw unprocessable(
+        "driver auto-detection is unavailable on this server: give driver redfish "
+        "or ipmi with an https:// or ipmi:// endpoint",
+        "driver");
   EndpointProber* prober = s.prober;
   auto work = [prober, host] { return prober->probe(host); };
   const ProbeResult result = co_await s.blocking(work);

@@ -27,7 +27,9 @@ namespace fs = std::filesystem;
 const fs::path kIpmiSim = "/usr/bin/ipmi_sim";
 const fs::path kSdrcomp = "/usr/bin/sdrcomp";
 
-fs::path sim_dir() { return fs::path(IRONHOLD_SHARED_DIR) / "ipmi-sim"; }
+fs::path sim_dir() {
+  return fs::path(IRONHOLD_SHARED_DIR) / "ipmi-sim";
+}
 
 sockaddr_in ipv4(const std::string& address, unsigned short port) {
   sockaddr_in addr{};
@@ -77,13 +79,16 @@ bool on_path(const std::string& program) {
 
 }  // namespace
 
-unsigned short free_tcp_port(const std::string& address) { return free_port(SOCK_STREAM, address); }
-unsigned short free_udp_port(const std::string& address) { return free_port(SOCK_DGRAM, address); }
+unsigned short free_tcp_port(const std::string& address) {
+  return free_port(SOCK_STREAM, address);
+}
+unsigned short free_udp_port(const std::string& address) {
+  return free_port(SOCK_DGRAM, address);
+}
 
 std::optional<std::string> IpmiSim::unavailable() {
   if (!fs::exists(sim_dir() / "start-ipmi-sim.sh"))
-    return "no IPMI simulator scripts at " + sim_dir().string() + " (they live beside the clone "
-           "on CI)";
+    return "no IPMI simulator scripts at " + sim_dir().string() + " (CI has them)";
   if (!fs::exists(kIpmiSim) || !fs::exists(kSdrcomp))
     return kIpmiSim.string() + " is not installed (apt-get install openipmi)";
   if (!on_path("python3")) return "python3 is not on PATH (start-ipmi-sim.sh needs it)";

@@ -61,7 +61,8 @@ ReceivedRequest parse_head(const std::string& head) {
   while (line_end != std::string::npos) {
     const std::size_t start = line_end + 2;
     line_end = head.find("\r\n", start);
-    const std::string line = head.substr(start, line_end == std::string::npos ? line_end : line_end - start);
+    const std::string line =
+        head.substr(start, line_end == std::string::npos ? line_end : line_end - start);
     const auto colon = line.find(':');
     if (colon == std::string::npos) continue;
     std::size_t value = colon + 1;
@@ -73,11 +74,16 @@ ReceivedRequest parse_head(const std::string& head) {
 
 std::string reason_phrase(int status) {
   switch (status) {
-    case 200: return "OK";
-    case 401: return "Unauthorized";
-    case 404: return "Not Found";
-    case 500: return "Internal Server Error";
-    default: return "Status";
+    case 200:
+      return "OK";
+    case 401:
+      return "Unauthorized";
+    case 404:
+      return "Not Found";
+    case 500:
+      return "Internal Server Error";
+    default:
+      return "Status";
   }
 }
 
@@ -101,7 +107,8 @@ SelfSignedCertificate make_self_signed_certificate(const std::string& common_nam
   X509_set_pubkey(cert.get(), key.get());
   X509_NAME* name = X509_get_subject_name(cert.get());
   X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8,
-                             reinterpret_cast<const unsigned char*>(common_name.c_str()), -1, -1, 0);
+                             reinterpret_cast<const unsigned char*>(common_name.c_str()), -1, -1,
+                             0);
   X509_set_issuer_name(cert.get(), name);
   if (!ip_addresses.empty()) {
     std::string san;
@@ -128,8 +135,8 @@ SelfSignedCertificate make_self_signed_certificate(const std::string& common_nam
 }
 
 TlsTestServer::TlsTestServer(std::string address, CannedResponse response, unsigned short port)
-    : TlsTestServer(std::move(address), [response](const ReceivedRequest&) { return response; },
-                    port) {}
+    : TlsTestServer(
+          std::move(address), [response](const ReceivedRequest&) { return response; }, port) {}
 
 TlsTestServer::TlsTestServer(std::string address, Handler handler, unsigned short port)
     : address_(std::move(address)), handler_(std::move(handler)) {
@@ -227,10 +234,10 @@ void TlsTestServer::serve(int client) {
   }
   const CannedResponse response = handler_(request);
   const std::string out = "HTTP/1.1 " + std::to_string(response.status) + " " +
-                          reason_phrase(response.status) + "\r\nContent-Type: " +
-                          response.content_type + "\r\nContent-Length: " +
-                          std::to_string(response.body.size()) + "\r\nConnection: close\r\n\r\n" +
-                          response.body;
+                          reason_phrase(response.status) +
+                          "\r\nContent-Type: " + response.content_type +
+                          "\r\nContent-Length: " + std::to_string(response.body.size()) +
+                          "\r\nConnection: close\r\n\r\n" + response.body;
   if (SSL_write(ssl.get(), out.data(), static_cast<int>(out.size())) > 0) SSL_shutdown(ssl.get());
   ERR_clear_error();
 }

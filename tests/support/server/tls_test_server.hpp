@@ -20,8 +20,8 @@ struct SelfSignedCertificate {
 
 // An EC P-256 key and a self-signed certificate for `common_name` (valid from an hour ago for a
 // day), with `ip_addresses` as IP subject alternative names. Throws std::runtime_error.
-SelfSignedCertificate make_self_signed_certificate(const std::string& common_name,
-                                                   const std::vector<std::string>& ip_addresses = {});
+SelfSignedCertificate make_self_signed_certificate(
+    const std::string& common_name, const std::vector<std::string>& ip_addresses = {});
 
 struct ReceivedRequest {
   std::string method;
