@@ -45,7 +45,8 @@ std::optional<nlohmann::json> parse_json(std::string_view text, std::string& err
   if (value.is_discarded()) {
     // Re-parse with exceptions only to get the position and reason for the message.
     try {
-      (void)nlohmann::json::parse(text);
+      const auto unused = nlohmann::json::parse(text);
+      (void)unused;
     } catch (const nlohmann::json::parse_error& e) {
       error = std::string("malformed JSON: ") + e.what();
       return std::nullopt;

@@ -1,7 +1,6 @@
 #include "web/openapi.hpp"
 
 #include <algorithm>
-#include <regex>
 
 namespace ironhold::web::openapi {
 
@@ -28,9 +27,11 @@ json problem_response(const char* description) {
 
 std::vector<std::string> path_parameters(const std::string& pattern) {
   std::vector<std::string> names;
-  static const std::regex placeholder("\\{([a-z_]+)\\}");
-  for (std::sregex_iterator it(pattern.begin(), pattern.end(), placeholder), end; it != end; ++it)
-    names.push_back((*it)[1]);
+  for (auto open = pattern.find('{'); open != std::string::npos; open = pattern.find('{', open + 1)) {
+    const auto close = pattern.find('}', open);
+    if (close == std::string::npos) break;
+    names.push_back(pattern.substr(open + 1, close - open - 1));
+  }
   return names;
 }
 

@@ -4,7 +4,6 @@
 #include <openssl/x509.h>
 
 #include <algorithm>
-#include <regex>
 #include <set>
 
 #include "inventory/model/bmc_options.hpp"
@@ -53,9 +52,16 @@ std::optional<std::string> optional_string(const json& obj, const std::string& k
   return value;
 }
 
+bool valid_name(const std::string& name) {
+  if (name.empty() || name.size() > 63 || !std::isalnum(static_cast<unsigned char>(name[0]))) return false;
+  return std::all_of(name.begin(), name.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '.' || c == '_' || c == '-';
+  });
+}
+
 void check_name(const std::string& name) {
-  static const std::regex pattern("^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$");
-  if (!std::regex_match(name, pattern))
+  // The same rule as the CHECK constraint on nodes.name: ^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$
+  if (!valid_name(name))
     throw unprocessable("\"name\" must be 1 to 63 letters, digits, '.', '_' or '-', starting "
                         "with a letter or digit (got \"" + name.substr(0, 80) + "\")", "name");
   if (is_uuid(name))
