@@ -18,6 +18,7 @@ constexpr const char* usage =
     "  migrate      apply database migrations\n"
     "  db shell     open psql on the database\n"
     "  token        create, list or revoke API tokens\n"
+    "  sim          run simulated BMCs (sim redfish --mockup DIR --count N)\n"
     "\n"
     "Client commands (--url/IRONHOLD_URL, --token/IRONHOLD_TOKEN):\n"
     "  node         list, show, enroll, set, rm or import nodes\n"
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
   if (command == "migrate") return ironhold::app::run_migrate(rest);
   if (command == "db") return ironhold::app::run_db_command(rest);
   if (command == "token") return ironhold::app::run_token_command(rest);
+  if (command == "sim") return ironhold::app::run_sim_command(rest);
   if (command == "node") return ironhold::cli::run_node_command(rest);
   std::cerr << "ironhold: unknown command \"" << command << "\"\n\n" << usage;
   return 2;

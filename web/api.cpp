@@ -3,7 +3,7 @@
 #include <boost/url/parse.hpp>
 #include <chrono>
 
-#include "inventory/crypto/random.hpp"
+#include "inventory/crypto/primitives.hpp"
 #include "inventory/util/log.hpp"
 #include "web/problem.hpp"
 #include "web/request_context.hpp"

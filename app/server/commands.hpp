@@ -10,5 +10,6 @@ int run_demo(std::span<const std::string> argv);
 int run_migrate(std::span<const std::string> argv);
 int run_db_command(std::span<const std::string> argv);     // db shell
 int run_token_command(std::span<const std::string> argv);  // token create|list|revoke
+int run_sim_command(std::span<const std::string> argv);    // sim redfish
 
 }  // namespace ironhold::app

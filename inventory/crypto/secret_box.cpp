@@ -10,7 +10,7 @@
 #include <memory>
 #include <sstream>
 
-#include "inventory/crypto/random.hpp"
+#include "inventory/crypto/primitives.hpp"
 #include "inventory/error.hpp"
 
 namespace ironhold::crypto {

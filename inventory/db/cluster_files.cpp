@@ -1,7 +1,6 @@
 #include "inventory/db/cluster_files.hpp"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "inventory/crypto/primitives.hpp"
 #include "inventory/error.hpp"
 #include "inventory/util/log.hpp"
 
@@ -110,17 +110,7 @@ std::string conf_quote(const std::string& value) {
 }  // namespace
 
 std::string sha256_hex(std::string_view text) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int size = 0;
-  if (EVP_Digest(text.data(), text.size(), digest, &size, EVP_sha256(), nullptr) != 1)
-    throw Error(ErrorKind::internal, "SHA-256 failed");
-  static constexpr char hex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned i = 0; i < size; ++i) {
-    out += hex[digest[i] >> 4];
-    out += hex[digest[i] & 15];
-  }
-  return out;
+  return crypto::to_hex(crypto::sha256(text));
 }
 
 fs::path prepare_data_dir(const fs::path& data_dir) {

@@ -1,11 +1,11 @@
 #include "inventory/db/migrator.hpp"
 
-#include <openssl/evp.h>
 
 #include <algorithm>
 
 #include "inventory/db/database.hpp"
 #include "inventory/db/transaction.hpp"
+#include "inventory/crypto/primitives.hpp"
 #include "inventory/error.hpp"
 #include "inventory/util/log.hpp"
 
@@ -60,17 +60,7 @@ Outcome apply_one(pqxx::work& tx, const Migration& m, const std::string& checksu
 }  // namespace
 
 std::string migration_checksum(const std::string& sql) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int size = 0;
-  if (EVP_Digest(sql.data(), sql.size(), digest, &size, EVP_sha256(), nullptr) != 1)
-    throw Error(ErrorKind::internal, "SHA-256 failed");
-  static constexpr char hex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned i = 0; i < size; ++i) {
-    out += hex[digest[i] >> 4];
-    out += hex[digest[i] & 15];
-  }
-  return out;
+  return crypto::to_hex(crypto::sha256(sql));
 }
 
 MigrationReport migrate(const std::string& url, std::span<const Migration> migrations) {

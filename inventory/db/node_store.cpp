@@ -2,7 +2,7 @@
 
 #include <openssl/crypto.h>
 
-#include "inventory/crypto/random.hpp"
+#include "inventory/crypto/primitives.hpp"
 #include "inventory/db/node_query_sql.hpp"
 #include "inventory/db/node_rows.hpp"
 #include "inventory/db/transaction.hpp"

@@ -1,6 +1,6 @@
 #include "inventory/db/token_store.hpp"
 
-#include "inventory/crypto/random.hpp"
+#include "inventory/crypto/primitives.hpp"
 #include "inventory/db/node_rows.hpp"
 #include "inventory/db/transaction.hpp"
 #include "inventory/model/node.hpp"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
-#include "inventory/crypto/random.hpp"
+#include "inventory/crypto/primitives.hpp"
 #include "inventory/error.hpp"
 #include "inventory/model/enums.hpp"
 #include "inventory/model/node.hpp"

@@ -1,7 +1,7 @@
 // GET /api/v1/audit: the audit trail, newest first, for auditors and admins, in keyset pages.
 #include <charconv>
 
-#include "inventory/crypto/random.hpp"
+#include "inventory/crypto/primitives.hpp"
 #include "inventory/error.hpp"
 #include "web/openapi.hpp"
 #include "web/request_context.hpp"

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "inventory/crypto/random.hpp"
+#include "inventory/crypto/primitives.hpp"
 #include "inventory/error.hpp"
 #include "inventory/model/node_query.hpp"
 

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "inventory/crypto/random.hpp"
+#include "inventory/crypto/primitives.hpp"
 
 namespace ironhold::test {
 

@@ -1,4 +1,4 @@
-#include "inventory/crypto/random.hpp"
+#include "inventory/crypto/primitives.hpp"
 
 #include <openssl/evp.h>
 #include <openssl/rand.h>

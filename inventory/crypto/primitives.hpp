@@ -1,4 +1,5 @@
 #pragma once
+// Small cryptographic primitives over OpenSSL: CSPRNG bytes, SHA-256, hex and base64url.
 #include <array>
 #include <cstdint>
 #include <span>
@@ -11,9 +12,10 @@ namespace ironhold::crypto {
 // Bytes from OpenSSL's CSPRNG; throws ironhold::Error if it cannot supply them.
 void random_bytes(std::span<std::uint8_t> out);
 std::string to_hex(std::span<const std::uint8_t> bytes);
-// Empty optional-like result: returns false on odd length or a non-hex digit.
+// False on an odd length or a non-hex digit.
 bool from_hex(std::string_view hex, std::vector<std::uint8_t>& out);
 std::string base64url(std::span<const std::uint8_t> bytes);  // no padding
+// False on a character outside the URL-safe alphabet or a dangling final character.
 bool from_base64url(std::string_view text, std::vector<std::uint8_t>& out);
 std::array<std::uint8_t, 32> sha256(std::string_view data);
 

@@ -1,0 +1,77 @@
+// `ironhold sim redfish`: simulated BMCs for the demo, tests and benchmarks. The command line is
+// common to every simulator (--listen, --spread-addresses, --user, --password); the simulators
+// themselves live in sim/.
+#include <charconv>
+#include <iostream>
+
+#include "app/cli/args.hpp"
+#include "app/cli/client_options.hpp"
+#include "app/server/commands.hpp"
+#include "sim/redfish/fleet.hpp"
+
+namespace ironhold::app {
+namespace {
+
+unsigned parse_unsigned(const std::string& text, const std::string& option, unsigned min, unsigned max) {
+  unsigned value = 0;
+  const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc{} || p != text.data() + text.size() || value < min || value > max)
+    throw cli::UsageError("--" + option + " must be a number from " + std::to_string(min) + " to " +
+                          std::to_string(max) + ", got \"" + text + "\"");
+  return value;
+}
+
+int run_redfish(std::span<const std::string> argv) {
+  cli::Args args("ironhold sim redfish", "",
+                 "Serve N simulated Redfish BMCs built from a DMTF mockup tree; prints one JSON line per BMC",
+                 {
+                     {.name = "mockup", .help = "the mockup directory (DMTF layout, with index.json)",
+                      .env = "IRONHOLD_SIM_MOCKUP", .value_name = "DIR"},
+                     {.name = "count", .help = "how many BMCs", .default_value = "1", .value_name = "N"},
+                     {.name = "listen", .help = "the first BMC's address; the others follow on consecutive ports (0: free ports)",
+                      .default_value = "127.0.0.1:0", .value_name = "HOST:PORT"},
+                     {.name = "spread-addresses", .takes_value = false,
+                      .help = "put the BMCs on consecutive loopback addresses with the same port instead"},
+                     {.name = "user", .help = "the BMCs' user name", .default_value = "admin", .value_name = "USER"},
+                     {.name = "password", .help = "the BMCs' password", .default_value = "password",
+                      .value_name = "PASSWORD"},
+                     {.name = "http", .takes_value = false, .help = "plain HTTP instead of HTTPS"},
+                     {.name = "reset-delay-ms", .help = "how long PoweringOn / PoweringOff last",
+                      .default_value = "1000", .value_name = "MS"},
+                 });
+  args.parse(argv);
+  if (args.help_requested()) return std::cout << args.help_text(), 0;
+  if (!args.positional().empty()) throw cli::UsageError("unexpected argument \"" + args.positional()[0] + "\"");
+  sim::RedfishFleetOptions options;
+  const auto mockup = args.get("mockup");
+  if (!mockup || mockup->empty()) throw cli::UsageError("--mockup DIR is required");
+  options.mockup_dir = *mockup;
+  options.count = parse_unsigned(args.value_or("count", "1"), "count", 1, 4096);
+  options.listen = args.value_or("listen", "127.0.0.1:0");
+  options.spread_addresses = args.flag("spread-addresses");
+  options.username = args.value_or("user", "admin");
+  options.password = args.value_or("password", "password");
+  options.tls = !args.flag("http");
+  options.reset_delay = std::chrono::milliseconds(parse_unsigned(args.value_or("reset-delay-ms", "1000"),
+                                                                 "reset-delay-ms", 0, 3'600'000));
+  return sim::run_redfish_fleet(options, std::cout);
+}
+
+}  // namespace
+
+int run_sim_command(std::span<const std::string> argv) {
+  return cli::run_guarded("sim", [&] {
+    const std::string usage =
+        "usage: ironhold sim SIMULATOR [options]\n"
+        "  redfish --mockup DIR [--count N] [--listen HOST:PORT]   simulated Redfish BMCs\n"
+        "Run ironhold sim SIMULATOR --help for its options.\n";
+    if (argv.empty() || argv[0] == "--help" || argv[0] == "-h") {
+      std::cout << usage;
+      return argv.empty() ? 2 : 0;
+    }
+    if (argv[0] == "redfish") return run_redfish(argv.subspan(1));
+    throw cli::UsageError("unknown simulator \"" + argv[0] + "\"\n" + usage);
+  });
+}
+
+}  // namespace ironhold::app

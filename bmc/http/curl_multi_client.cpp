@@ -1,0 +1,471 @@
+#include "bmc/http/curl_multi_client.hpp"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <cctype>
+#include <map>
+
+namespace ironhold::bmc::http {
+namespace asio = boost::asio;
+using boost::system::error_code;
+
+namespace {
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [](unsigned char x, unsigned char y) {
+           return std::tolower(x) == std::tolower(y);
+         });
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n'))
+    s.remove_suffix(1);
+  return s;
+}
+
+// A type-erased, move-only "resume the awaiting coroutine". Not asio::any_completion_handler:
+// Boost 1.81's converting constructor also matches a non-const lvalue of itself and recurses
+// forever (fixed in 1.82).
+struct Resumer {
+  virtual ~Resumer() = default;
+  virtual void resume() = 0;
+};
+
+template <class Handler>
+struct HandlerResumer final : Resumer {
+  explicit HandlerResumer(Handler h) : handler(std::move(h)) {}
+  void resume() override { std::move(handler)(); }
+  Handler handler;
+};
+
+template <class Handler>
+std::unique_ptr<Resumer> make_resumer(Handler handler) {
+  return std::make_unique<HandlerResumer<Handler>>(std::move(handler));
+}
+
+void global_init_once() {
+  // curl_global_init is not thread-safe against itself; a function-local static runs it once.
+  static const CURLcode code = curl_global_init(CURL_GLOBAL_DEFAULT);
+  (void)code;
+}
+
+// One request: the easy handle and everything its callbacks write into. Owned by a shared_ptr
+// held both by the awaiting coroutine and the multi handle's table, so neither outlives it.
+struct Transfer {
+  HttpRequest request;
+  CURL* easy = nullptr;
+  curl_slist* header_list = nullptr;
+  TlsVerifyState tls;
+  HttpResponse response;
+  bool overflow = false;
+  bool fingerprint_checked = false;
+  char error_buffer[CURL_ERROR_SIZE] = "";
+  std::optional<HttpResult> result;
+  std::unique_ptr<Resumer> resumer;
+  asio::any_io_executor caller;  // where the awaiting coroutine resumes
+
+  Transfer() = default;
+  Transfer(const Transfer&) = delete;
+  Transfer& operator=(const Transfer&) = delete;
+  ~Transfer() {
+    if (easy != nullptr) curl_easy_cleanup(easy);
+    curl_slist_free_all(header_list);
+  }
+};
+
+std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  const std::size_t bytes = size * count;
+  if (t->response.body.size() + bytes > t->request.max_body) {
+    t->overflow = true;
+    return 0;  // anything but `bytes` aborts the transfer (CURLE_WRITE_ERROR)
+  }
+  t->response.body.append(data, bytes);
+  return bytes;
+}
+
+std::size_t on_header(char* data, std::size_t size, std::size_t count, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  const std::size_t bytes = size * count;
+  const std::string_view line(data, bytes);
+  if (line.substr(0, 5) == "HTTP/") {
+    t->response.headers.clear();  // a new response (after a 100 Continue, say)
+    if (!t->fingerprint_checked && t->request.tls.mode != TlsPolicy::Mode::none) {
+      t->fingerprint_checked = true;
+      t->response.peer_fingerprint = connection_fingerprint(t->easy);
+      // A reused connection was verified by the transfer that opened it, possibly against
+      // another pin: refuse to read an answer from a certificate this request did not accept.
+      const auto& pin = t->request.tls.pinned_sha256_hex;
+      if (t->request.tls.mode == TlsPolicy::Mode::pin && pin &&
+          t->response.peer_fingerprint != pin) {
+        t->tls.pin_mismatch = true;
+        t->tls.leaf_sha256_hex = t->response.peer_fingerprint;
+        return 0;
+      }
+    }
+    return bytes;
+  }
+  const auto colon = line.find(':');
+  if (colon != std::string_view::npos)
+    t->response.headers.emplace_back(std::string(trim(line.substr(0, colon))),
+                                     std::string(trim(line.substr(colon + 1))));
+  return bytes;
+}
+
+bool has_line_break(std::string_view s) { return s.find_first_of("\r\n") != std::string_view::npos; }
+
+// Returns an error message, or empty when the handle is ready.
+std::string configure(Transfer& t) {
+  CURL* e = t.easy;
+  const HttpRequest& r = t.request;
+  bool ok = true;
+  const auto set = [&ok](CURLcode code) { ok = ok && code == CURLE_OK; };
+  set(curl_easy_setopt(e, CURLOPT_PRIVATE, &t));
+  set(curl_easy_setopt(e, CURLOPT_URL, r.url.c_str()));
+  set(curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L));
+  set(curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t.error_buffer));
+  // A BMC that redirects in a loop (some do, on their login pages) must not keep us busy.
+  set(curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L));
+  set(curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(r.connect_timeout.count())));
+  set(curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, static_cast<long>(r.total_timeout.count())));
+  set(curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L));
+  // HTTP/1.1 only: BMC firmware's HTTP/2 is rarely tested, and one request per connection at a
+  // time is what the per-host limit assumes.
+  set(curl_easy_setopt(e, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1)));
+  // Refuses a declared Content-Length past the cap before reading it; on_body catches the rest.
+  set(curl_easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(r.max_body)));
+  set(curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body));
+  set(curl_easy_setopt(e, CURLOPT_WRITEDATA, &t));
+  set(curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header));
+  set(curl_easy_setopt(e, CURLOPT_HEADERDATA, &t));
+  if (r.method == "GET") {
+    set(curl_easy_setopt(e, CURLOPT_HTTPGET, 1L));
+  } else if (r.method == "HEAD") {
+    set(curl_easy_setopt(e, CURLOPT_NOBODY, 1L));
+  } else {
+    if (r.method.empty() || has_line_break(r.method) || r.method.find(' ') != std::string::npos)
+      return "invalid method";
+    if (!r.body.empty() || r.method == "POST" || r.method == "PUT" || r.method == "PATCH") {
+      set(curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size())));
+      set(curl_easy_setopt(e, CURLOPT_POSTFIELDS, r.body.data()));
+    }
+    set(curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r.method.c_str()));
+  }
+  // No "Expect: 100-continue" round trip: bodies are small and some BMCs never send the 100.
+  t.header_list = curl_slist_append(t.header_list, "Expect:");
+  for (const auto& [name, value] : r.headers) {
+    if (name.empty() || has_line_break(name) || has_line_break(value) ||
+        name.find(':') != std::string::npos)
+      return "invalid header";
+    const std::string line = name + ": " + value;
+    curl_slist* grown = curl_slist_append(t.header_list, line.c_str());
+    if (grown == nullptr) return "out of memory";
+    t.header_list = grown;
+  }
+  set(curl_easy_setopt(e, CURLOPT_HTTPHEADER, t.header_list));
+  if (!apply_tls_policy(e, r.tls, t.tls)) return "TLS options refused by libcurl";
+  return ok ? std::string() : std::string("libcurl refused an option");
+}
+
+HttpResult classify(Transfer& t, CURLcode code) {
+  if (code == CURLE_OK) {
+    curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &t.response.status);
+    return std::move(t.response);
+  }
+  HttpError error;
+  long request_size = 0;
+  curl_easy_getinfo(t.easy, CURLINFO_REQUEST_SIZE, &request_size);
+  error.request_sent = request_size > 0;
+  error.message = t.error_buffer[0] != '\0' ? t.error_buffer : curl_easy_strerror(code);
+  if (t.tls.pin_mismatch) {
+    error.kind = HttpErrorKind::tls_pin_mismatch;
+    error.message = "certificate " + t.tls.leaf_sha256_hex.value_or("?") +
+                    " does not match the pinned " + t.request.tls.pinned_sha256_hex.value_or("?");
+    return error;
+  }
+  if (t.overflow || code == CURLE_FILESIZE_EXCEEDED) {
+    error.kind = HttpErrorKind::too_large;
+    error.message = "response body larger than " + std::to_string(t.request.max_body) + " bytes";
+    return error;
+  }
+  switch (code) {
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR:
+    case CURLE_GOT_NOTHING:
+      error.kind = HttpErrorKind::connect_failed;
+      break;
+    case CURLE_OPERATION_TIMEDOUT:
+      error.kind = HttpErrorKind::timeout;
+      break;
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CIPHER:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_SSL_INVALIDCERTSTATUS:
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+      error.kind = HttpErrorKind::tls_failed;
+      break;
+    case CURLE_ABORTED_BY_CALLBACK:
+      error.kind = HttpErrorKind::cancelled;
+      break;
+    default:
+      error.kind = HttpErrorKind::protocol;
+      break;
+  }
+  return error;
+}
+
+}  // namespace
+
+std::optional<std::string> HttpResponse::header(std::string_view name) const {
+  for (const auto& [n, v] : headers)
+    if (iequals(n, name)) return v;
+  return std::nullopt;
+}
+
+std::string_view to_string(HttpErrorKind kind) {
+  switch (kind) {
+    case HttpErrorKind::connect_failed:
+      return "connect_failed";
+    case HttpErrorKind::timeout:
+      return "timeout";
+    case HttpErrorKind::tls_pin_mismatch:
+      return "tls_pin_mismatch";
+    case HttpErrorKind::tls_failed:
+      return "tls_failed";
+    case HttpErrorKind::too_large:
+      return "too_large";
+    case HttpErrorKind::protocol:
+      return "protocol";
+    case HttpErrorKind::cancelled:
+      return "cancelled";
+  }
+  return "unknown";
+}
+
+// The multi handle and the Asio objects that drive it. Every member is touched on `strand` only
+// (or in the destructor, when nothing else refers to it). Asio handlers hold a shared_ptr to it,
+// so it lives until the last of them has run.
+class CurlMultiClient::Impl : public std::enable_shared_from_this<Impl> {
+ public:
+  Impl(asio::any_io_executor executor, const Options& options)
+      : strand(asio::make_strand(executor)), timer_(strand) {
+    global_init_once();
+    multi_ = curl_multi_init();
+    if (multi_ == nullptr) throw std::runtime_error("curl_multi_init failed");
+    curl_multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, &Impl::on_socket);
+    curl_multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);
+    curl_multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, &Impl::on_timer);
+    curl_multi_setopt(multi_, CURLMOPT_TIMERDATA, this);
+    curl_multi_setopt(multi_, CURLMOPT_MAX_HOST_CONNECTIONS, options.max_host_connections);
+    curl_multi_setopt(multi_, CURLMOPT_MAX_TOTAL_CONNECTIONS, options.max_total_connections);
+    if (options.max_idle_connections > 0)
+      curl_multi_setopt(multi_, CURLMOPT_MAXCONNECTS, options.max_idle_connections);
+  }
+
+  ~Impl() {
+    // curl_multi_cleanup closes cached connections and would call back into a half-destroyed
+    // object: silence the callbacks first. The descriptors are released (never closed) by ~Socket.
+    curl_multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, nullptr);
+    curl_multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, nullptr);
+    for (auto& [easy, transfer] : transfers_) curl_multi_remove_handle(multi_, easy);
+    sockets_.clear();
+    curl_multi_cleanup(multi_);
+  }
+
+  void start(const std::shared_ptr<Transfer>& t) {
+    if (stopped_) return complete(t, HttpError{HttpErrorKind::cancelled, "client shut down", false});
+    t->easy = curl_easy_init();
+    if (t->easy == nullptr)
+      return complete(t, HttpError{HttpErrorKind::protocol, "curl_easy_init failed", false});
+    if (std::string problem = configure(*t); !problem.empty())
+      return complete(t, HttpError{HttpErrorKind::protocol, std::move(problem), false});
+    transfers_[t->easy] = t;
+    if (curl_multi_add_handle(multi_, t->easy) != CURLM_OK) {
+      transfers_.erase(t->easy);
+      complete(t, HttpError{HttpErrorKind::protocol, "curl_multi_add_handle failed", false});
+    }
+  }
+
+  void shutdown() {
+    stopped_ = true;
+    timer_.cancel();
+    auto transfers = std::move(transfers_);
+    transfers_.clear();
+    for (auto& [easy, t] : transfers) {
+      curl_multi_remove_handle(multi_, easy);
+      complete(t, HttpError{HttpErrorKind::cancelled, "client shut down", false});
+    }
+    for (auto& [fd, socket] : sockets_) socket->forget();
+    sockets_.clear();
+  }
+
+  asio::strand<asio::any_io_executor> strand;
+
+ private:
+  // A socket libcurl opened and asked us to watch. libcurl owns the fd: the descriptor is only
+  // released, never closed, or libcurl would later close a number that may be reused by then.
+  struct Socket {
+    explicit Socket(asio::strand<asio::any_io_executor> ex) : descriptor(std::move(ex)) {}
+    ~Socket() { forget(); }
+    void forget() {
+      removed = true;
+      if (descriptor.is_open()) descriptor.release();  // aborts pending waits
+    }
+    asio::posix::stream_descriptor descriptor;
+    int wanted = 0;  // CURL_POLL_IN / OUT / INOUT
+    bool reading = false;
+    bool writing = false;
+    bool removed = false;
+  };
+
+  static int on_socket(CURL* /*easy*/, curl_socket_t fd, int what, void* user, void* /*socketp*/) {
+    static_cast<Impl*>(user)->update_socket(fd, what);
+    return 0;
+  }
+
+  static int on_timer(CURLM* /*multi*/, long timeout_ms, void* user) {
+    static_cast<Impl*>(user)->update_timer(timeout_ms);
+    return 0;
+  }
+
+  void update_socket(curl_socket_t fd, int what) {
+    if (what == CURL_POLL_REMOVE) {
+      if (auto it = sockets_.find(fd); it != sockets_.end()) {
+        it->second->forget();
+        sockets_.erase(it);
+      }
+      return;
+    }
+    auto& socket = sockets_[fd];
+    if (!socket) {
+      socket = std::make_shared<Socket>(strand);
+      error_code ec;
+      socket->descriptor.assign(fd, ec);
+      if (ec) {
+        sockets_.erase(fd);
+        return;  // the transfer will time out; nothing else can be done from inside libcurl
+      }
+    }
+    socket->wanted = what;
+    arm(socket, fd);
+  }
+
+  void arm(const std::shared_ptr<Socket>& socket, curl_socket_t fd) {
+    if ((socket->wanted & CURL_POLL_IN) && !socket->reading) wait(socket, fd, false);
+    if ((socket->wanted & CURL_POLL_OUT) && !socket->writing) wait(socket, fd, true);
+  }
+
+  void wait(const std::shared_ptr<Socket>& socket, curl_socket_t fd, bool write) {
+    (write ? socket->writing : socket->reading) = true;
+    auto on_ready = [self = shared_from_this(), socket, fd, write](error_code ec) {
+      self->socket_ready(socket, fd, write, ec);
+    };
+    socket->descriptor.async_wait(write ? asio::posix::stream_descriptor::wait_write
+                                        : asio::posix::stream_descriptor::wait_read,
+                                  std::move(on_ready));
+  }
+
+  void socket_ready(const std::shared_ptr<Socket>& socket, curl_socket_t fd, bool write,
+                    error_code ec) {
+    (write ? socket->writing : socket->reading) = false;
+    if (socket->removed || stopped_ || ec == asio::error::operation_aborted) return;
+    const int flags = ec ? CURL_CSELECT_ERR : (write ? CURL_CSELECT_OUT : CURL_CSELECT_IN);
+    act(fd, flags);
+    // libcurl may have removed the socket, or changed what it wants, while it ran.
+    if (!socket->removed && !stopped_) arm(socket, fd);
+  }
+
+  void update_timer(long timeout_ms) {
+    if (timeout_ms < 0) {
+      timer_.cancel();
+      return;
+    }
+    // Never call curl_multi_socket_action from inside a libcurl callback: always via the timer.
+    timer_.expires_after(std::chrono::milliseconds(timeout_ms));
+    auto on_expiry = [self = shared_from_this()](error_code ec) {
+      if (!ec && !self->stopped_) self->act(CURL_SOCKET_TIMEOUT, 0);
+    };
+    timer_.async_wait(std::move(on_expiry));
+  }
+
+  void act(curl_socket_t fd, int flags) {
+    int running = 0;
+    curl_multi_socket_action(multi_, fd, flags, &running);
+    collect_finished();
+  }
+
+  void collect_finished() {
+    int left = 0;
+    while (CURLMsg* message = curl_multi_info_read(multi_, &left)) {
+      if (message->msg != CURLMSG_DONE) continue;
+      CURL* easy = message->easy_handle;
+      const CURLcode code = message->data.result;  // `message` dies with remove_handle
+      auto it = transfers_.find(easy);
+      if (it == transfers_.end()) continue;
+      std::shared_ptr<Transfer> t = std::move(it->second);
+      transfers_.erase(it);
+      curl_multi_remove_handle(multi_, easy);
+      complete(t, classify(*t, code));
+    }
+  }
+
+  // Hands the result to the awaiting coroutine through its own executor, never inline on the
+  // strand: resuming it here would run the caller's code inside libcurl's bookkeeping.
+  static void complete(const std::shared_ptr<Transfer>& t, HttpResult result) {
+    t->result.emplace(std::move(result));
+    auto resume = [resumer = std::move(t->resumer)] { resumer->resume(); };
+    asio::post(t->caller, std::move(resume));
+  }
+
+  CURLM* multi_ = nullptr;
+  asio::steady_timer timer_;
+  std::map<curl_socket_t, std::shared_ptr<Socket>> sockets_;
+  std::map<CURL*, std::shared_ptr<Transfer>> transfers_;
+  bool stopped_ = false;
+};
+
+CurlMultiClient::CurlMultiClient(asio::any_io_executor executor)
+    : CurlMultiClient(std::move(executor), Options{}) {}
+
+CurlMultiClient::CurlMultiClient(asio::any_io_executor executor, Options options)
+    : impl_(std::make_shared<Impl>(std::move(executor), options)) {}
+
+CurlMultiClient::~CurlMultiClient() {
+  auto stop = [impl = impl_] { impl->shutdown(); };
+  asio::post(impl_->strand, std::move(stop));
+}
+
+asio::awaitable<HttpResult> CurlMultiClient::request(HttpRequest request) {
+  auto transfer = std::make_shared<Transfer>();
+  transfer->request = std::move(request);
+  transfer->caller = co_await asio::this_coro::executor;
+  std::shared_ptr<Impl> impl = impl_;
+  // Named, not written inside the co_await: GCC 12 mishandles temporaries with destructors
+  // there (a double free we have hit).
+  auto initiate = [impl, transfer](auto handler) {
+    transfer->resumer = make_resumer(std::move(handler));
+    auto begin = [impl, transfer] { impl->start(transfer); };
+    asio::post(impl->strand, std::move(begin));
+  };
+  co_await asio::async_initiate<const asio::use_awaitable_t<>, void()>(initiate,
+                                                                        asio::use_awaitable);
+  co_return std::move(*transfer->result);
+}
+
+}  // namespace ironhold::bmc::http

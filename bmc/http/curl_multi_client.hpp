@@ -1,0 +1,100 @@
+#pragma once
+// An asynchronous HTTP(S) client for BMCs: libcurl's multi interface driven by an Asio executor
+// (curl_multi_socket_action with socket and timer callbacks), so thousands of BMCs share a few
+// threads. Every libcurl call happens on one strand. Connections are kept alive and, by default,
+// one connection per host is kept: BMCs are small and many drop a second connection.
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "bmc/http/tls_policy.hpp"
+
+namespace ironhold::bmc::http {
+
+using HeaderList = std::vector<std::pair<std::string, std::string>>;
+
+struct HttpRequest {
+  std::string method = "GET";
+  std::string url;
+  HeaderList headers;
+  std::string body;
+  std::chrono::milliseconds connect_timeout{5000};
+  std::chrono::milliseconds total_timeout{30000};
+  std::size_t max_body = 8 << 20;
+  TlsPolicy tls;
+};
+
+struct HttpResponse {
+  long status = 0;
+  HeaderList headers;  // names as the server sent them, in order
+  std::string body;
+  // The leaf certificate fingerprint of the connection that answered (every TLS response), so a
+  // first contact's certificate can be pinned by the caller.
+  std::optional<std::string> peer_fingerprint;
+
+  // The first header called `name` (case-insensitive).
+  std::optional<std::string> header(std::string_view name) const;
+};
+
+enum class HttpErrorKind { connect_failed, timeout, tls_pin_mismatch, tls_failed, too_large, protocol, cancelled };
+
+std::string_view to_string(HttpErrorKind kind);
+
+struct HttpError {
+  HttpErrorKind kind = HttpErrorKind::protocol;
+  std::string message;
+  // Whether any request bytes were written: a request that may have been received must not be
+  // replayed unless it is idempotent.
+  bool request_sent = false;
+};
+
+class HttpResult {
+ public:
+  // Default-constructible because co_spawn needs it; an empty result reads as cancelled.
+  HttpResult() : value_(HttpError{HttpErrorKind::cancelled, "no result", false}) {}
+  HttpResult(HttpResponse response) : value_(std::move(response)) {}
+  HttpResult(HttpError error) : value_(std::move(error)) {}
+  bool ok() const { return std::holds_alternative<HttpResponse>(value_); }
+  explicit operator bool() const { return ok(); }
+  HttpResponse& response() { return std::get<HttpResponse>(value_); }
+  const HttpResponse& response() const { return std::get<HttpResponse>(value_); }
+  const HttpError& error() const { return std::get<HttpError>(value_); }
+
+ private:
+  std::variant<HttpResponse, HttpError> value_;
+};
+
+class CurlMultiClient {
+ public:
+  struct Options {
+    long max_host_connections = 1;  // CURLMOPT_MAX_HOST_CONNECTIONS; further requests queue
+    long max_total_connections = 0;  // 0: no limit
+    long max_idle_connections = 0;  // connection cache size, 0: libcurl's default
+  };
+
+  // All libcurl work runs on a strand made from `executor`.
+  explicit CurlMultiClient(boost::asio::any_io_executor executor);
+  CurlMultiClient(boost::asio::any_io_executor executor, Options options);
+  // Completes transfers still in flight with `cancelled`. The executor must still run for that.
+  ~CurlMultiClient();
+  CurlMultiClient(const CurlMultiClient&) = delete;
+  CurlMultiClient& operator=(const CurlMultiClient&) = delete;
+
+  // Never throws for network or protocol failures: they come back classified in HttpResult.
+  boost::asio::awaitable<HttpResult> request(HttpRequest request);
+
+  class Impl;
+
+ private:
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace ironhold::bmc::http

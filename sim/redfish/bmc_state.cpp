@@ -1,0 +1,406 @@
+#include "sim/redfish/bmc_state.hpp"
+
+#include <openssl/rand.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+
+#include "sim/redfish/errors.hpp"
+
+namespace ironhold::sim::redfish {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* reset_action = "#ComputerSystem.Reset";
+
+// splitmix64: a fixed, well-spread value per instance (never zero for index 0 too).
+std::uint64_t instance_key(unsigned index) {
+  std::uint64_t z = 0x9E3779B97F4A7C15ull * (static_cast<std::uint64_t>(index) + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// XORs the last `digits` hex digits of `text` (positions listed in `at`) with `key`, keeping case.
+std::string xor_hex_digits(std::string text, const std::vector<std::size_t>& at, std::uint64_t key) {
+  for (std::size_t i = at.size(); i-- > 0;) {
+    char& c = text[at[i]];
+    const bool upper = std::isupper(static_cast<unsigned char>(c)) != 0;
+    const int v = (hex_value(c) ^ static_cast<int>(key & 0xF));
+    key >>= 4;
+    c = "0123456789abcdef"[v];
+    if (upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  }
+  return text;
+}
+
+void make_unique(json& value, unsigned index) {
+  if (value.is_array()) {
+    for (auto& item : value) make_unique(item, index);
+    return;
+  }
+  if (!value.is_object()) return;
+  for (auto& [key, item] : value.items()) {
+    if (item.is_string()) {
+      const auto& text = item.get_ref<const std::string&>();
+      if (key == "SerialNumber" && !text.empty()) item = unique_serial(text, index);
+      else if (key == "UUID") item = unique_uuid(text, index);
+      else if (key == "MACAddress" || key == "PermanentMACAddress") item = unique_mac(text, index);
+    } else {
+      make_unique(item, index);
+    }
+  }
+}
+
+std::uint64_t fnv1a(const std::string& text) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
+std::string random_hex(std::size_t bytes) {
+  std::vector<unsigned char> raw(bytes);
+  if (RAND_bytes(raw.data(), static_cast<int>(raw.size())) != 1) throw std::runtime_error("RAND_bytes failed");
+  std::string out;
+  for (unsigned char b : raw) {
+    out += "0123456789abcdef"[b >> 4];
+    out += "0123456789abcdef"[b & 0xF];
+  }
+  return out;
+}
+
+std::string base64_decode(std::string_view in) {
+  std::string out;
+  unsigned buffer = 0;
+  int bits = 0;
+  for (char c : in) {
+    int v;
+    if (c >= 'A' && c <= 'Z') v = c - 'A';
+    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
+    else if (c >= '0' && c <= '9') v = c - '0' + 52;
+    else if (c == '+') v = 62;
+    else if (c == '/') v = 63;
+    else if (c == '=') break;
+    else return {};
+    buffer = (buffer << 6) | static_cast<unsigned>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((buffer >> bits) & 0xFF);
+    }
+  }
+  return out;
+}
+
+bool allowed(const json& object, const std::string& property, const std::string& value) {
+  const auto it = object.find(property + "@Redfish.AllowableValues");
+  if (it == object.end() || !it->is_array()) return true;
+  return std::find(it->begin(), it->end(), json(value)) != it->end();
+}
+
+}  // namespace
+
+std::string unique_serial(const std::string& serial, unsigned index) {
+  char suffix[16];
+  std::snprintf(suffix, sizeof suffix, "-%04u", index);
+  return serial + suffix;
+}
+
+std::string unique_uuid(const std::string& uuid, unsigned index) {
+  // 8-4-4-4-12 hex digits: the last group (48 bits) is XORed with the instance key, so distinct
+  // UUIDs within one instance stay distinct and the same UUID differs between instances.
+  if (uuid.size() != 36) return uuid;
+  std::vector<std::size_t> last;
+  for (std::size_t i = 0; i < uuid.size(); ++i) {
+    const bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+    if (dash != (uuid[i] == '-')) return uuid;
+    if (!dash && hex_value(uuid[i]) < 0) return uuid;
+    if (i >= 24) last.push_back(i);
+  }
+  return xor_hex_digits(uuid, last, instance_key(index) & 0xFFFFFFFFFFFFull);
+}
+
+std::string unique_mac(const std::string& mac, unsigned index) {
+  // The low 24 bits (the NIC part) change; the vendor OUI stays.
+  std::vector<std::size_t> digits;
+  for (std::size_t i = 0; i < mac.size(); ++i) {
+    if (hex_value(mac[i]) >= 0) digits.push_back(i);
+    else if (mac[i] != ':' && mac[i] != '-' && mac[i] != '.') return mac;
+  }
+  if (digits.size() != 12) return mac;
+  digits.erase(digits.begin(), digits.begin() + 6);
+  return xor_hex_digits(mac, digits, instance_key(index) & 0xFFFFFFull);
+}
+
+BmcState::BmcState(const Mockup& mockup, BmcConfig config) : config_(std::move(config)) {
+  documents_ = mockup.documents();
+  for (auto& [path, doc] : documents_) {
+    if (!doc.is_json) continue;
+    make_unique(doc.json, config_.index);
+    const std::string type = doc.json.value("@odata.type", "");
+    if (type.rfind("#SessionCollection.", 0) == 0) sessions_path_ = path;
+    if (type.rfind("#ComputerSystem.", 0) != 0) continue;
+    const auto actions = doc.json.find("Actions");
+    if (actions == doc.json.end() || !actions->is_object() || !actions->contains(reset_action)) continue;
+    const auto& action = (*actions)[reset_action];
+    if (!action.is_object() || !action.contains("target") || !action["target"].is_string()) continue;
+    PowerMachine machine;
+    machine.reset_target = resource_path(action["target"].get<std::string>());
+    machine.steps.push_back({doc.json.value("PowerState", "On"), Clock::duration::zero()});
+    machine.started = config_.now();
+    power_.emplace(path, std::move(machine));
+  }
+}
+
+BmcCounters BmcState::counters() const {
+  std::lock_guard lock(mutex_);
+  return counters_;
+}
+
+std::vector<std::string> BmcState::systems() const {
+  std::vector<std::string> out;
+  for (const auto& [path, machine] : power_) out.push_back(path);
+  return out;
+}
+
+std::string BmcState::current_power(const PowerMachine& machine) const {
+  auto elapsed = config_.now() - machine.started;
+  for (const auto& step : machine.steps) {
+    if (step.lasts == Clock::duration::zero() || elapsed < step.lasts) return step.state;
+    elapsed -= step.lasts;
+  }
+  return machine.steps.back().state;
+}
+
+std::string BmcState::power_state(const std::string& system_path) const {
+  std::lock_guard lock(mutex_);
+  const auto it = power_.find(system_path);
+  return it == power_.end() ? std::string() : current_power(it->second);
+}
+
+void BmcState::refresh_power(const std::string& path) {
+  const auto it = power_.find(path);
+  if (it != power_.end()) documents_[path].json["PowerState"] = current_power(it->second);
+}
+
+std::string BmcState::etag(const std::string& path) const {
+  char text[24];
+  std::snprintf(text, sizeof text, "\"%016llx\"",
+                static_cast<unsigned long long>(fnv1a(documents_.at(path).json.dump())));
+  return text;
+}
+
+Response BmcState::json_response(http::status status, const json& body) const {
+  Response res{status, 11};
+  res.set(http::field::content_type, "application/json");
+  res.set("OData-Version", "4.0");
+  res.body() = body.dump();
+  res.prepare_payload();
+  return res;
+}
+
+bool BmcState::authenticated(const Request& request) {
+  const auto token = request.find("X-Auth-Token");
+  if (token != request.end()) return sessions_.count(std::string(token->value())) != 0;
+  const auto authorization = request.find(http::field::authorization);
+  if (authorization == request.end()) return false;
+  const std::string_view value = authorization->value();
+  if (value.size() < 6 || value.substr(0, 6) != "Basic ") return false;
+  const std::string pair = base64_decode(value.substr(6));
+  const auto colon = pair.find(':');
+  const bool ok = colon != std::string::npos && pair.substr(0, colon) == config_.username &&
+                  pair.substr(colon + 1) == config_.password;
+  ++(ok ? counters_.successful_logins : counters_.failed_logins);
+  return ok;
+}
+
+Response BmcState::handle(const Request& request) {
+  std::lock_guard lock(mutex_);
+  const std::string target(request.target());
+  if (target == "/redfish" || target == "/redfish/")
+    return json_response(http::status::ok, {{"v1", "/redfish/v1/"}});
+  const std::string path = resource_path(target);
+  if (path.empty()) return resource_missing(target);
+  const auto method = request.method();
+  const bool is_public = method == http::verb::get &&
+                         (path == "/redfish/v1" || path == "/redfish/v1/odata" || path == "/redfish/v1/$metadata");
+  if (method == http::verb::post && path == sessions_path_) return create_session(request);
+  if (!is_public && !authenticated(request)) return no_valid_session();
+  switch (method) {
+    case http::verb::get:
+    case http::verb::head: {
+      auto res = get(path);
+      if (method == http::verb::head) {
+        res.body().clear();
+      }
+      return res;
+    }
+    case http::verb::post: return post(path, request);
+    case http::verb::patch: return patch(path, request);
+    case http::verb::delete_: return remove(path);
+    default: return method_not_allowed(path);
+  }
+}
+
+Response BmcState::get(const std::string& path) {
+  const auto it = documents_.find(path);
+  if (it == documents_.end()) return resource_missing(path);
+  if (!it->second.is_json) {
+    Response res{http::status::ok, 11};
+    res.set(http::field::content_type, it->second.content_type);
+    res.set("OData-Version", "4.0");
+    res.body() = it->second.text;
+    res.prepare_payload();
+    return res;
+  }
+  refresh_power(path);
+  auto res = json_response(http::status::ok, it->second.json);
+  if (power_.count(path)) res.set(http::field::etag, etag(path));
+  return res;
+}
+
+Response BmcState::post(const std::string& path, const Request& request) {
+  for (const auto& [system, machine] : power_)
+    if (machine.reset_target == path) return reset(system, request);
+  if (documents_.count(path)) return method_not_allowed(path);
+  return resource_missing(path);
+}
+
+Response BmcState::reset(const std::string& system_path, const Request& request) {
+  const json body = json::parse(request.body(), nullptr, false);
+  if (body.is_discarded() || !body.is_object()) return malformed_json();
+  const std::string action = "ComputerSystem.Reset";
+  const auto type_it = body.find("ResetType");
+  if (type_it == body.end()) return action_parameter_missing(action, "ResetType");
+  if (!type_it->is_string()) return property_value_type_error(type_it->dump(), "ResetType");
+  const std::string type = type_it->get<std::string>();
+  const json& action_doc = documents_[system_path].json["Actions"][reset_action];
+  static const std::vector<std::string> known = {"On", "ForceOn", "ForceOff", "GracefulShutdown", "ForceRestart",
+                                                 "GracefulRestart", "PowerCycle", "Nmi", "PushPowerButton"};
+  const bool listed = allowed(action_doc, "ResetType", type);
+  if (!listed || std::find(known.begin(), known.end(), type) == known.end())
+    return action_parameter_value_not_in_list(type, "ResetType", action);
+
+  auto& machine = power_[system_path];
+  const std::string now_state = current_power(machine);
+  const bool is_on = now_state == "On" || now_state == "PoweringOn";
+  const Clock::duration d = config_.reset_delay;
+  std::vector<Step> steps;
+  const auto power_on = [&] { steps.insert(steps.end(), {{"PoweringOn", d}, {"On", Clock::duration::zero()}}); };
+  const auto power_off = [&] { steps.insert(steps.end(), {{"PoweringOff", d}, {"Off", Clock::duration::zero()}}); };
+  if (type == "On" || type == "ForceOn") {
+    if (!is_on) power_on();
+  } else if (type == "ForceOff" || type == "GracefulShutdown") {
+    if (is_on) power_off();
+  } else if (type == "ForceRestart" || type == "GracefulRestart" || type == "PowerCycle") {
+    if (is_on) steps.push_back({"PoweringOff", d});
+    power_on();
+  } else if (type == "PushPowerButton") {
+    if (is_on) power_off();
+    else power_on();
+  }  // Nmi: no power change
+  if (!steps.empty()) {
+    machine.steps = std::move(steps);
+    machine.started = config_.now();
+  }
+  ++counters_.resets[type];
+  Response res{http::status::no_content, 11};
+  res.set("OData-Version", "4.0");
+  res.prepare_payload();
+  return res;
+}
+
+Response BmcState::patch(const std::string& path, const Request& request) {
+  const auto doc_it = documents_.find(path);
+  if (doc_it == documents_.end()) return resource_missing(path);
+  if (!power_.count(path)) return method_not_allowed(path);
+  refresh_power(path);
+  const auto if_match = request.find(http::field::if_match);
+  if (if_match != request.end() && if_match->value() != "*" && std::string(if_match->value()) != etag(path))
+    return precondition_failed();
+  const json body = json::parse(request.body(), nullptr, false);
+  if (body.is_discarded() || !body.is_object()) return malformed_json();
+  json& boot = doc_it->second.json["Boot"];
+  json changes = json::object();
+  for (const auto& [key, value] : body.items()) {
+    if (key != "Boot") return property_unknown(key);
+    if (!value.is_object()) return property_value_type_error(value.dump(), "Boot");
+    for (const auto& [name, setting] : value.items()) {
+      static const std::map<std::string, std::vector<std::string>> fixed = {
+          {"BootSourceOverrideEnabled", {"Disabled", "Once", "Continuous"}},
+          {"BootSourceOverrideMode", {"Legacy", "UEFI"}},
+          {"BootSourceOverrideTarget", {}},  // from the document's AllowableValues
+      };
+      const auto rule = fixed.find(name);
+      if (rule == fixed.end()) return property_unknown("Boot/" + name);
+      if (!setting.is_string()) return property_value_type_error(setting.dump(), "Boot/" + name);
+      const std::string text = setting.get<std::string>();
+      const auto& values = rule->second;
+      if ((!values.empty() && std::find(values.begin(), values.end(), text) == values.end()) ||
+          !allowed(boot, name, text))
+        return property_value_not_in_list(text, "Boot/" + name);
+      changes[name] = text;
+    }
+  }
+  for (const auto& [name, value] : changes.items()) boot[name] = value;  // all or nothing
+  auto res = json_response(http::status::ok, doc_it->second.json);
+  res.set(http::field::etag, etag(path));
+  return res;
+}
+
+Response BmcState::create_session(const Request& request) {
+  const json body = json::parse(request.body(), nullptr, false);
+  if (body.is_discarded() || !body.is_object()) return malformed_json();
+  const auto user = body.find("UserName");
+  const auto password = body.find("Password");
+  if (user == body.end() || password == body.end() || !user->is_string() || !password->is_string() ||
+      *user != config_.username || *password != config_.password) {
+    ++counters_.failed_logins;
+    return no_valid_session();
+  }
+  ++counters_.successful_logins;
+  Session session{std::to_string(next_session_++), random_hex(16), config_.username};
+  const std::string url = sessions_path_ + "/" + session.id;
+  json doc = {{"@odata.id", url},
+              {"@odata.type", "#Session.v1_7_0.Session"},
+              {"Id", session.id},
+              {"Name", "User Session"},
+              {"UserName", session.username}};
+  documents_[url] = Document{true, doc, {}, "application/json"};
+  json& collection = documents_[sessions_path_].json;
+  collection["Members"].push_back({{"@odata.id", url}});
+  collection["Members@odata.count"] = collection["Members"].size();
+  auto res = json_response(http::status::created, doc);
+  res.set(http::field::location, url);
+  res.set("X-Auth-Token", session.token);
+  sessions_.emplace(session.token, std::move(session));
+  return res;
+}
+
+Response BmcState::remove(const std::string& path) {
+  const auto session = std::find_if(sessions_.begin(), sessions_.end(), [&](const auto& entry) {
+    return sessions_path_ + "/" + entry.second.id == path;
+  });
+  if (session == sessions_.end()) return documents_.count(path) ? method_not_allowed(path) : resource_missing(path);
+  sessions_.erase(session);
+  documents_.erase(path);
+  json& members = documents_[sessions_path_].json["Members"];
+  members.erase(std::remove(members.begin(), members.end(), json{{"@odata.id", path}}), members.end());
+  documents_[sessions_path_].json["Members@odata.count"] = members.size();
+  Response res{http::status::no_content, 11};
+  res.set("OData-Version", "4.0");
+  res.prepare_payload();
+  return res;
+}
+
+}  // namespace ironhold::sim::redfish

@@ -1,0 +1,89 @@
+#include "sim/redfish/errors.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace ironhold::sim::redfish {
+
+Response redfish_error(http::status status, const std::string& message_id, const std::string& message,
+                       const std::vector<std::string>& args) {
+  const std::string code = std::string(base_registry) + "." + message_id;
+  nlohmann::json info = {{"@odata.type", "#Message.v1_1_1.Message"},
+                         {"MessageId", code},
+                         {"Message", message},
+                         {"MessageArgs", args},
+                         {"Severity", "Warning"},
+                         {"MessageSeverity", "Warning"},
+                         {"Resolution", "Correct the request and resubmit it."}};
+  nlohmann::json body = {
+      {"error", {{"code", code}, {"message", message}, {"@Message.ExtendedInfo", nlohmann::json::array({info})}}}};
+  Response res{status, 11};
+  res.set(http::field::content_type, "application/json");
+  res.set("OData-Version", "4.0");
+  res.body() = body.dump();
+  res.prepare_payload();
+  return res;
+}
+
+Response no_valid_session() {
+  auto res = redfish_error(http::status::unauthorized, "NoValidSession",
+                           "There is no valid session established with the implementation.");
+  res.set(http::field::www_authenticate, "Basic realm=\"Redfish\"");
+  return res;
+}
+
+Response resource_missing(const std::string& url) {
+  return redfish_error(http::status::not_found, "ResourceMissingAtURI",
+                       "The resource at the URI " + url + " was not found.", {url});
+}
+
+Response method_not_allowed(const std::string& url) {
+  return redfish_error(http::status::method_not_allowed, "OperationNotAllowed",
+                       "The HTTP method is not allowed on the URI " + url + ".", {url});
+}
+
+Response malformed_json() {
+  return redfish_error(http::status::bad_request, "MalformedJSON",
+                       "The request body submitted was malformed JSON and could not be parsed by the receiving service.");
+}
+
+Response precondition_failed() {
+  return redfish_error(http::status::precondition_failed, "PreconditionFailed",
+                       "The ETag supplied did not match the ETag required to change this resource.");
+}
+
+Response action_parameter_missing(const std::string& action, const std::string& parameter) {
+  return redfish_error(http::status::bad_request, "ActionParameterMissing",
+                       "The action " + action + " requires the parameter " + parameter +
+                           " to be present in the request body.",
+                       {action, parameter});
+}
+
+Response action_parameter_value_not_in_list(const std::string& value, const std::string& parameter,
+                                            const std::string& action) {
+  return redfish_error(http::status::bad_request, "ActionParameterValueNotInList",
+                       "The value '" + value + "' for the parameter " + parameter + " in the action " + action +
+                           " is not in the list of acceptable values.",
+                       {value, parameter, action});
+}
+
+Response property_unknown(const std::string& property) {
+  return redfish_error(http::status::bad_request, "PropertyUnknown",
+                       "The property " + property + " is not in the list of valid properties for the resource.",
+                       {property});
+}
+
+Response property_value_not_in_list(const std::string& value, const std::string& property) {
+  return redfish_error(http::status::bad_request, "PropertyValueNotInList",
+                       "The value '" + value + "' for the property " + property +
+                           " is not in the list of acceptable values.",
+                       {value, property});
+}
+
+Response property_value_type_error(const std::string& value, const std::string& property) {
+  return redfish_error(http::status::bad_request, "PropertyValueTypeError",
+                       "The value '" + value + "' for the property " + property +
+                           " is not a type that the property can accept.",
+                       {value, property});
+}
+
+}  // namespace ironhold::sim::redfish

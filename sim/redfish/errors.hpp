@@ -1,0 +1,32 @@
+#pragma once
+// The simulator's one catalogue of Redfish error responses: a status and the standard
+// {"error": {"code", "message", "@Message.ExtendedInfo": [...]}} body with a Base registry message.
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <string>
+#include <vector>
+
+namespace ironhold::sim::redfish {
+
+namespace http = boost::beast::http;
+using Response = http::response<http::string_body>;
+
+// The Base registry version our message ids name ("Base.1.16.0.NoValidSession").
+inline constexpr const char* base_registry = "Base.1.16.0";
+
+Response redfish_error(http::status status, const std::string& message_id, const std::string& message,
+                       const std::vector<std::string>& args = {});
+
+Response no_valid_session();                                     // 401
+Response resource_missing(const std::string& url);               // 404
+Response method_not_allowed(const std::string& url);             // 405
+Response malformed_json();                                       // 400
+Response precondition_failed();                                  // 412
+Response action_parameter_missing(const std::string& action, const std::string& parameter);  // 400
+Response action_parameter_value_not_in_list(const std::string& value, const std::string& parameter,
+                                            const std::string& action);                      // 400
+Response property_unknown(const std::string& property);                                      // 400
+Response property_value_not_in_list(const std::string& value, const std::string& property);  // 400
+Response property_value_type_error(const std::string& value, const std::string& property);   // 400
+
+}  // namespace ironhold::sim::redfish

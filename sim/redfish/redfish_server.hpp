@@ -1,0 +1,53 @@
+#pragma once
+// The socket side of one simulated BMC: a Beast coroutine HTTP(S) server on its own acceptor, read
+// with a timeout and a body limit, the request handed to BmcState, keep-alive.
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <chrono>
+#include <memory>
+
+#include "sim/redfish/bmc_state.hpp"
+
+namespace boost::asio::ssl {
+class context;
+}
+
+namespace ironhold::sim::redfish {
+
+struct ServerLimits {
+  std::size_t body_limit = 64 * 1024;
+  std::chrono::milliseconds request_timeout{30'000};
+  std::chrono::milliseconds idle_timeout{60'000};
+  std::chrono::milliseconds write_timeout{30'000};
+};
+
+class RedfishServer {
+ public:
+  // tls: serve HTTPS with a self-signed certificate generated for the listen address.
+  RedfishServer(boost::asio::io_context& io, BmcState& state, bool tls, ServerLimits limits = {});
+  ~RedfishServer();
+
+  // Binds (port 0 picks a free one) and starts accepting; returns the bound endpoint. Throws
+  // ironhold::Error (invalid) when the address cannot be bound.
+  boost::asio::ip::tcp::endpoint listen(const boost::asio::ip::tcp::endpoint& endpoint);
+  // Stops accepting; open connections end with the io_context.
+  void close();
+  bool tls() const { return ssl_ != nullptr; }
+
+ private:
+  boost::asio::awaitable<void> accept_loop();
+  boost::asio::awaitable<void> serve_plain(boost::asio::ip::tcp::socket socket);
+  boost::asio::awaitable<void> serve_tls(boost::asio::ip::tcp::socket socket);
+  template <class Stream>
+  boost::asio::awaitable<void> serve_requests(Stream& stream);
+
+  boost::asio::io_context& io_;
+  BmcState& state_;
+  bool want_tls_;
+  ServerLimits limits_;
+  std::unique_ptr<boost::asio::ssl::context> ssl_;
+  std::unique_ptr<boost::asio::ip::tcp::acceptor> acceptor_;
+};
+
+}  // namespace ironhold::sim::redfish

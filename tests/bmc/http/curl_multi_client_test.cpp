@@ -1,0 +1,225 @@
+// The transport against real peers on loopback: TlsTestServer for TLS (a real handshake with a
+// self-signed certificate, like a BMC's) and HttpPeer where keep-alive or timing matters.
+#include "bmc/http/curl_multi_client.hpp"
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <mutex>
+
+#include "tests/bmc/http/http_peer.hpp"
+#include "tests/bmc/http/io_threads.hpp"
+#include "tests/support/server/tls_test_server.hpp"
+
+namespace {
+
+using namespace ironhold::bmc::http;
+using ironhold::test::CannedResponse;
+using ironhold::test::HttpPeer;
+using ironhold::test::IoThreads;
+using ironhold::test::PeerResponse;
+using ironhold::test::TlsTestServer;
+using Mode = TlsPolicy::Mode;
+
+std::string https_url(const TlsTestServer& server, const std::string& path) {
+  return "https://" + server.address() + ":" + std::to_string(server.port()) + path;
+}
+
+HttpRequest get(std::string url, TlsPolicy tls = {}) {
+  HttpRequest request;
+  request.url = std::move(url);
+  request.tls = std::move(tls);
+  return request;
+}
+
+TlsPolicy plain() { return TlsPolicy{Mode::none, std::nullopt, {}}; }
+
+HttpResult fetch(IoThreads& loop, CurlMultiClient& client, HttpRequest request) {
+  return loop.run(client.request(std::move(request)));
+}
+
+// A port nothing listens on: bound, then closed, so the kernel refuses connections to it.
+unsigned short closed_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t length = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &length);
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+}  // namespace
+
+TEST_CASE("CurlMultiClient pins the certificate on first contact and accepts the same pin") {
+  TlsTestServer server("127.0.0.1", CannedResponse{200, "application/json", R"({"Id":"root"})"});
+  IoThreads loop;
+  CurlMultiClient client(loop.io.get_executor());
+
+  const HttpResult first = fetch(loop, client, get(https_url(server, "/redfish/v1/")));
+  REQUIRE(first.ok());
+  CHECK(first.response().status == 200);
+  CHECK(first.response().body == R"({"Id":"root"})");
+  REQUIRE(first.response().peer_fingerprint);
+  CHECK(first.response().peer_fingerprint->size() == 64);
+
+  TlsPolicy pinned{Mode::pin, first.response().peer_fingerprint, {}};
+  const HttpResult again = fetch(loop, client, get(https_url(server, "/redfish/v1/"), pinned));
+  REQUIRE(again.ok());
+  CHECK(again.response().peer_fingerprint == first.response().peer_fingerprint);
+  CHECK(server.requests().size() == 2);
+}
+
+TEST_CASE("CurlMultiClient refuses a different pin before sending any request byte") {
+  TlsTestServer server("127.0.0.1", CannedResponse{200, "application/json", "{}"});
+  IoThreads loop;
+  CurlMultiClient client(loop.io.get_executor());
+
+  TlsPolicy wrong{Mode::pin, std::string(64, 'a'), {}};
+  HttpRequest request = get(https_url(server, "/redfish/v1/Systems"), wrong);
+  request.headers.emplace_back("Authorization", "Basic c2VjcmV0OnNlY3JldA==");
+  const HttpResult result = fetch(loop, client, request);
+  REQUIRE_FALSE(result.ok());
+  CHECK(result.error().kind == HttpErrorKind::tls_pin_mismatch);
+  CHECK_FALSE(result.error().request_sent);
+  // The handshake failed, so the credential never reached the (swapped) server.
+  CHECK(server.requests().empty());
+}
+
+TEST_CASE("CurlMultiClient verifies against the node's CA bundle in ca mode") {
+  TlsTestServer server("127.0.0.1", CannedResponse{200, "application/json", "{}"});
+  IoThreads loop;
+  CurlMultiClient client(loop.io.get_executor());
+
+  TlsPolicy right{Mode::ca, std::nullopt, server.certificate().certificate_pem};
+  const HttpResult ok = fetch(loop, client, get(https_url(server, "/redfish/v1/"), right));
+  REQUIRE(ok.ok());
+  CHECK(ok.response().status == 200);
+  CHECK(ok.response().peer_fingerprint);
+
+  const auto other = ironhold::test::make_self_signed_certificate("someone-else", {"127.0.0.1"});
+  TlsPolicy wrong{Mode::ca, std::nullopt, other.certificate_pem};
+  const HttpResult refused = fetch(loop, client, get(https_url(server, "/redfish/v1/"), wrong));
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().kind == HttpErrorKind::tls_failed);
+  CHECK(server.requests().size() == 1);
+}
+
+TEST_CASE("CurlMultiClient accepts any certificate in insecure mode and refuses https in none") {
+  TlsTestServer server("127.0.0.1", CannedResponse{200, "application/json", "{}"});
+  IoThreads loop;
+  CurlMultiClient client(loop.io.get_executor());
+
+  const HttpResult insecure =
+      fetch(loop, client, get(https_url(server, "/"), TlsPolicy{Mode::insecure, {}, {}}));
+  REQUIRE(insecure.ok());
+  CHECK(insecure.response().status == 200);
+
+  // tls: none means http://; an https URL with it is a configuration error, not a downgrade.
+  const HttpResult none = fetch(loop, client, get(https_url(server, "/"), plain()));
+  REQUIRE_FALSE(none.ok());
+  CHECK(none.error().kind == HttpErrorKind::protocol);
+  CHECK(server.requests().size() == 1);
+}
+
+TEST_CASE("CurlMultiClient caps the body: an oversized answer is too_large") {
+  TlsTestServer server("127.0.0.1", CannedResponse{200, "application/json", std::string(4096, 'x')});
+  IoThreads loop;
+  CurlMultiClient client(loop.io.get_executor());
+
+  HttpRequest request = get(https_url(server, "/big"));
+  request.max_body = 1024;
+  const HttpResult result = fetch(loop, client, request);
+  REQUIRE_FALSE(result.ok());
+  CHECK(result.error().kind == HttpErrorKind::too_large);
+
+  request.max_body = 4096;  // exactly at the cap is fine
+  const HttpResult fits = fetch(loop, client, request);
+  REQUIRE(fits.ok());
+  CHECK(fits.response().body.size() == 4096);
+}
+
+TEST_CASE("CurlMultiClient times out on a server that never answers") {
+  HttpPeer peer([](const std::string&) { return PeerResponse{.hang = true}; });
+  IoThreads loop;
+  CurlMultiClient client(loop.io.get_executor());
+
+  HttpRequest request = get(peer.url("/redfish/v1/"), plain());
+  request.total_timeout = std::chrono::milliseconds(300);
+  const HttpResult result = fetch(loop, client, request);
+  REQUIRE_FALSE(result.ok());
+  CHECK(result.error().kind == HttpErrorKind::timeout);
+  CHECK(result.error().request_sent);
+}
+
+TEST_CASE("CurlMultiClient reports connection refused as connect_failed") {
+  IoThreads loop;
+  CurlMultiClient client(loop.io.get_executor());
+  const std::string url = "http://127.0.0.1:" + std::to_string(closed_port()) + "/";
+  const HttpResult result = fetch(loop, client, get(url, plain()));
+  REQUIRE_FALSE(result.ok());
+  CHECK(result.error().kind == HttpErrorKind::connect_failed);
+  CHECK_FALSE(result.error().request_sent);
+}
+
+TEST_CASE("CurlMultiClient does not follow redirects") {
+  HttpPeer peer([](const std::string&) {
+    return PeerResponse{.status = 302, .headers = {{"Location", "/again"}}};
+  });
+  IoThreads loop;
+  CurlMultiClient client(loop.io.get_executor());
+  const HttpResult result = fetch(loop, client, get(peer.url("/loop"), plain()));
+  REQUIRE(result.ok());
+  CHECK(result.response().status == 302);
+  CHECK(result.response().header("location") == "/again");
+  CHECK(peer.requests() == 1);
+}
+
+TEST_CASE("CurlMultiClient keeps one connection alive per host across requests") {
+  HttpPeer peer([](const std::string& line) { return PeerResponse{.body = line}; });
+  IoThreads loop;
+  CurlMultiClient client(loop.io.get_executor());
+  for (int i = 0; i < 5; ++i) {
+    const HttpResult result = fetch(loop, client, get(peer.url("/n" + std::to_string(i)), plain()));
+    REQUIRE(result.ok());
+    CHECK(result.response().body == "GET /n" + std::to_string(i) + " HTTP/1.1");
+  }
+  CHECK(peer.requests() == 5);
+  CHECK(peer.connections() == 1);
+}
+
+TEST_CASE("CurlMultiClient sends the method, headers and body it is given") {
+  std::mutex mutex;  // the peer's thread writes what the test reads
+  std::string seen;
+  HttpPeer peer([&](const std::string& line) {
+    std::lock_guard lock(mutex);
+    seen = line;
+    return PeerResponse{.status = 201, .headers = {{"X-Echo", "yes"}}, .body = "created"};
+  });
+  IoThreads loop;
+  CurlMultiClient client(loop.io.get_executor());
+  HttpRequest request = get(peer.url("/redfish/v1/SessionService/Sessions"), plain());
+  request.method = "POST";
+  request.body = R"({"UserName":"u"})";
+  request.headers.emplace_back("Content-Type", "application/json");
+  const HttpResult result = fetch(loop, client, request);
+  REQUIRE(result.ok());
+  CHECK(result.response().status == 201);
+  CHECK(result.response().header("x-echo") == "yes");
+  std::string seen_line;
+  {
+    std::lock_guard lock(mutex);
+    seen_line = seen;
+  }
+  CHECK(seen_line == "POST /redfish/v1/SessionService/Sessions HTTP/1.1");
+
+  request.headers.emplace_back("X-Bad", "a\r\nInjected: 1");
+  const HttpResult refused = fetch(loop, client, request);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().kind == HttpErrorKind::protocol);
+  CHECK(peer.requests() == 1);
+}
