@@ -1,4 +1,5 @@
 #include "bmc/http/curl_multi_client.hpp"
+#include "bmc/http/resumer.hpp"
 
 #include <curl/curl.h>
 
@@ -34,25 +35,8 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-// A type-erased, move-only "resume the awaiting coroutine". Not asio::any_completion_handler:
-// Boost 1.81's converting constructor also matches a non-const lvalue of itself and recurses
-// forever (fixed in 1.82).
-struct Resumer {
-  virtual ~Resumer() = default;
-  virtual void resume() = 0;
-};
-
-template <class Handler>
-struct HandlerResumer final : Resumer {
-  explicit HandlerResumer(Handler h) : handler(std::move(h)) {}
-  void resume() override { std::move(handler)(); }
-  Handler handler;
-};
-
-template <class Handler>
-std::unique_ptr<Resumer> make_resumer(Handler handler) {
-  return std::make_unique<HandlerResumer<Handler>>(std::move(handler));
-}
+using http_detail::make_resumer;
+using http_detail::Resumer;
 
 void global_init_once() {
   // curl_global_init is not thread-safe against itself; a function-local static runs it once.

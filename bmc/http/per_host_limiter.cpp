@@ -1,4 +1,5 @@
 #include "bmc/http/per_host_limiter.hpp"
+#include "bmc/http/resumer.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/async_result.hpp>
@@ -16,25 +17,8 @@ namespace asio = boost::asio;
 
 namespace {
 
-// A type-erased, move-only "resume the awaiting coroutine". Not asio::any_completion_handler:
-// Boost 1.81's converting constructor also matches a non-const lvalue of itself and recurses
-// forever (fixed in 1.82).
-struct Resumer {
-  virtual ~Resumer() = default;
-  virtual void resume() = 0;
-};
-
-template <class Handler>
-struct HandlerResumer final : Resumer {
-  explicit HandlerResumer(Handler h) : handler(std::move(h)) {}
-  void resume() override { std::move(handler)(); }
-  Handler handler;
-};
-
-template <class Handler>
-std::unique_ptr<Resumer> make_resumer(Handler handler) {
-  return std::make_unique<HandlerResumer<Handler>>(std::move(handler));
-}
+using http_detail::make_resumer;
+using http_detail::Resumer;
 
 struct Waiter {
   std::unique_ptr<Resumer> resumer;
