@@ -201,12 +201,7 @@ std::string BmcState::etag(const std::string& path) const {
 }
 
 Response BmcState::json_response(http::status status, const json& body) const {
-  Response res{status, 11};
-  res.set(http::field::content_type, "application/json");
-  res.set("OData-Version", "4.0");
-  res.body() = body.dump();
-  res.prepare_payload();
-  return res;
+  return redfish::json_response(status, body);
 }
 
 bool BmcState::authenticated(const Request& request) {

@@ -4,6 +4,15 @@
 
 namespace ironhold::sim::redfish {
 
+Response json_response(http::status status, const nlohmann::json& body) {
+  Response res{status, 11};
+  res.set(http::field::content_type, "application/json");
+  res.set("OData-Version", "4.0");
+  res.body() = body.dump();
+  res.prepare_payload();
+  return res;
+}
+
 Response redfish_error(http::status status, const std::string& message_id, const std::string& message,
                        const std::vector<std::string>& args) {
   const std::string code = std::string(base_registry) + "." + message_id;
@@ -16,12 +25,7 @@ Response redfish_error(http::status status, const std::string& message_id, const
                          {"Resolution", "Correct the request and resubmit it."}};
   nlohmann::json body = {
       {"error", {{"code", code}, {"message", message}, {"@Message.ExtendedInfo", nlohmann::json::array({info})}}}};
-  Response res{status, 11};
-  res.set(http::field::content_type, "application/json");
-  res.set("OData-Version", "4.0");
-  res.body() = body.dump();
-  res.prepare_payload();
-  return res;
+  return json_response(status, body);
 }
 
 Response no_valid_session() {

@@ -3,6 +3,7 @@
 // {"error": {"code", "message", "@Message.ExtendedInfo": [...]}} body with a Base registry message.
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,9 @@ using Response = http::response<http::string_body>;
 
 // The Base registry version our message ids name ("Base.1.16.0.NoValidSession").
 inline constexpr const char* base_registry = "Base.1.16.0";
+
+// A JSON response with the headers every Redfish answer carries.
+Response json_response(http::status status, const nlohmann::json& body);
 
 Response redfish_error(http::status status, const std::string& message_id, const std::string& message,
                        const std::vector<std::string>& args = {});

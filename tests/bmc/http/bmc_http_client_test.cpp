@@ -15,6 +15,7 @@
 #include <mutex>
 #include <set>
 
+#include "tests/support/server/bmc_peers.hpp"
 #include "tests/bmc/http/http_peer.hpp"
 #include "tests/bmc/http/io_threads.hpp"
 #include "tests/support/server/tls_test_server.hpp"
@@ -66,17 +67,6 @@ BmcHttpClient::Options options(unsigned max_attempts = 3) {
   return o;
 }
 
-unsigned short closed_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t length = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &length);
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
 
 }  // namespace
 
@@ -204,7 +194,7 @@ TEST_CASE("BmcHttpClient retries connection refused, even for a POST, then repor
   RecordedSleeps sleeps;
   IoThreads loop;
   BmcHttpClient client(loop.io.get_executor(), options(3), sleeps.environment(0.0));
-  HttpRequest post = plain_get("http://127.0.0.1:" + std::to_string(closed_port()) + "/");
+  HttpRequest post = plain_get("http://127.0.0.1:" + std::to_string(ironhold::test::free_tcp_port("127.0.0.1")) + "/");
   post.method = "POST";
   const HttpResult result = loop.run(client.request(post));
   REQUIRE_FALSE(result.ok());

@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 #include <mutex>
 
+#include "tests/support/server/bmc_peers.hpp"
 #include "tests/bmc/http/http_peer.hpp"
 #include "tests/bmc/http/io_threads.hpp"
 #include "tests/support/server/tls_test_server.hpp"
@@ -40,18 +41,6 @@ HttpResult fetch(IoThreads& loop, CurlMultiClient& client, HttpRequest request) 
   return loop.run(client.request(std::move(request)));
 }
 
-// A port nothing listens on: bound, then closed, so the kernel refuses connections to it.
-unsigned short closed_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t length = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &length);
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
 
 }  // namespace
 
@@ -159,7 +148,7 @@ TEST_CASE("CurlMultiClient times out on a server that never answers") {
 TEST_CASE("CurlMultiClient reports connection refused as connect_failed") {
   IoThreads loop;
   CurlMultiClient client(loop.io.get_executor());
-  const std::string url = "http://127.0.0.1:" + std::to_string(closed_port()) + "/";
+  const std::string url = "http://127.0.0.1:" + std::to_string(ironhold::test::free_tcp_port("127.0.0.1")) + "/";
   const HttpResult result = fetch(loop, client, get(url, plain()));
   REQUIRE_FALSE(result.ok());
   CHECK(result.error().kind == HttpErrorKind::connect_failed);
