@@ -44,16 +44,18 @@ SelfSignedCert make_self_signed_cert(const std::string& ip) {
   if (!cert) fail("X509_new");
   BnPtr serial(BN_new());
   if (!serial || !BN_rand(serial.get(), 64, BN_RAND_TOP_ANY, BN_RAND_BOTTOM_ANY)) fail("BN_rand");
-  if (!BN_to_ASN1_INTEGER(serial.get(), X509_get_serialNumber(cert.get()))) fail("BN_to_ASN1_INTEGER");
+  if (!BN_to_ASN1_INTEGER(serial.get(), X509_get_serialNumber(cert.get())))
+    fail("BN_to_ASN1_INTEGER");
   X509_set_version(cert.get(), X509_VERSION_3);
   X509_gmtime_adj(X509_getm_notBefore(cert.get()), -3600);
   X509_gmtime_adj(X509_getm_notAfter(cert.get()), 365L * 24 * 3600);
   if (!X509_set_pubkey(cert.get(), key.get())) fail("X509_set_pubkey");
   X509_NAME* name = X509_get_subject_name(cert.get());
-  X509_NAME_add_entry_by_txt(name, "O", MBSTRING_UTF8, reinterpret_cast<const unsigned char*>("Ironhold simulated BMC"),
-                             -1, -1, 0);
-  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, reinterpret_cast<const unsigned char*>(ip.c_str()), -1, -1,
-                             0);
+  X509_NAME_add_entry_by_txt(name, "O", MBSTRING_UTF8,
+                             reinterpret_cast<const unsigned char*>("Ironhold simulated BMC"), -1,
+                             -1, 0);
+  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8,
+                             reinterpret_cast<const unsigned char*>(ip.c_str()), -1, -1, 0);
   X509_set_issuer_name(cert.get(), name);
   X509V3_CTX ctx;
   X509V3_set_ctx_nodb(&ctx);
@@ -72,6 +74,21 @@ SelfSignedCert make_self_signed_cert(const std::string& ip) {
   if (!PEM_write_bio_PrivateKey(key_bio.get(), key.get(), nullptr, nullptr, 0, nullptr, nullptr))
     fail("PEM_write_bio_PrivateKey");
   return {bio_text(cert_bio.get()), bio_text(key_bio.get())};
+}
+
+std::string sha256_fingerprint(const std::string& cert_pem) {
+  BioPtr bio(BIO_new_mem_buf(cert_pem.data(), static_cast<int>(cert_pem.size())));
+  X509Ptr cert(bio ? PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr) : nullptr);
+  if (!cert) throw invalid("not a PEM certificate", "certificate");
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int size = 0;
+  if (X509_digest(cert.get(), EVP_sha256(), digest, &size) != 1) fail("X509_digest");
+  std::string hex;
+  for (unsigned i = 0; i < size; ++i) {
+    hex += "0123456789abcdef"[digest[i] >> 4];
+    hex += "0123456789abcdef"[digest[i] & 0xF];
+  }
+  return hex;
 }
 
 }  // namespace ironhold::sim

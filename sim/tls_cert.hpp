@@ -14,4 +14,8 @@ struct SelfSignedCert {
 // OpenSSL fails.
 SelfSignedCert make_self_signed_cert(const std::string& ip);
 
+// The SHA-256 of the certificate's DER encoding in lower-case hex (no colons): what a client that
+// pins the leaf records. Throws ironhold::Error (invalid) when `cert_pem` holds no certificate.
+std::string sha256_fingerprint(const std::string& cert_pem);
+
 }  // namespace ironhold::sim

@@ -2,20 +2,16 @@
 #include <nlohmann/json.hpp>
 
 #include "inventory/model/enums.hpp"
+#include "web/openapi_types.hpp"
 
 namespace ironhold::web::openapi {
 
 using nlohmann::json;
 
+json hardware_summary_schema();
+json hardware_schemas();
+
 namespace {
-
-json string_enum(std::span<const std::string_view> names) {
-  json values = json::array();
-  for (auto n : names) values.push_back(n);
-  return {{"type", "string"}, {"enum", values}};
-}
-
-json nullable(const char* type) { return {{"type", json::array({type, "null"})}}; }
 
 json location() {
   return {{"type", "object"},
@@ -66,7 +62,17 @@ json component_schemas() {
         {"power_state", string_enum(enum_names<PowerState>())},
         {"health", string_enum(enum_names<Health>())},
         {"reachable", nullable("boolean")},
-        {"last_error", nullable("string")},
+        {"last_error", {{"type", json::array({"string", "null"})},
+                        {"description", "a stable code: unreachable, timeout, auth_failed, "
+                                        "tls_pin_mismatch, tls_failed, bad_response, ..."}}},
+        {"last_error_message", nullable("string")},
+        {"hardware", hardware_summary_schema()},
+        {"identity", {{"type", "object"}, {"description", "sku, part_number, uuid, bios_version, bmc_firmware"}}},
+        {"tls_fingerprint", {{"type", json::array({"string", "null"})}, {"description", "the pinned SHA-256 of the BMC's certificate"}}},
+        {"parent_id", nullable("string")},
+        {"system_id", nullable("string")},
+        {"last_inspected", {{"type", json::array({"string", "null"})}, {"format", "date-time"}}},
+        {"warnings", {{"type", "array"}, {"items", {{"type", "object"}}}}},
         {"lifecycle", string_enum(enum_names<Lifecycle>())},
         {"maintenance", {{"type", "boolean"}}},
         {"maintenance_reason", nullable("string")},
@@ -133,9 +139,11 @@ json component_schemas() {
                   {"outcome", {{"type", "string"}}},
                   {"request_id", nullable("string")},
                   {"details", {{"type", "object"}}}}}};
-  return {{"Node", node},         {"NodeEnrollment", enrollment}, {"NodePatch", patch},
-          {"NodeSummary", summary}, {"Problem", problem},          {"Token", token},
-          {"AuditEntry", audit}};
+  json out = {{"Node", node},         {"NodeEnrollment", enrollment}, {"NodePatch", patch},
+              {"NodeSummary", summary}, {"Problem", problem},          {"Token", token},
+              {"AuditEntry", audit}};
+  out.update(hardware_schemas());
+  return out;
 }
 
 }  // namespace ironhold::web::openapi

@@ -7,9 +7,12 @@
 #include <type_traits>
 
 #include "inventory/db/audit_store.hpp"
+#include "inventory/db/hardware_store.hpp"
+#include "inventory/db/poll_store.hpp"
 #include "inventory/db/node_store.hpp"
 #include "inventory/db/token_store.hpp"
 #include "inventory/drivers/endpoint_prober.hpp"
+#include "inventory/poller/poll_metrics.hpp"
 #include "web/http.hpp"
 
 namespace ironhold::web {
@@ -23,6 +26,11 @@ struct Services {
   // Resolves driver "auto" with a bare host at enrollment; null: auto-detection is unavailable.
   // Last, so that aggregate initializations written before it still compile.
   EndpointProber* prober = nullptr;
+  // What the poller recorded, its schedule and its measurements; null where a host runs no
+  // poller (the routes then answer 503).
+  db::HardwareStore* hardware = nullptr;
+  db::PollStore* polls = nullptr;
+  const PollMetrics* poll_metrics = nullptr;
 
   // Runs fn() on the blocking pool and resumes the caller on its own executor with the result (or
   // the exception fn threw). Not itself a coroutine: the work is a parameter of run_blocking's

@@ -6,37 +6,113 @@
 #include "inventory/util/log.hpp"
 #include "inventory/util/time.hpp"
 
-namespace ironhold::app {
+#ifndef IRONHOLD_SOURCE_DIR
+#define IRONHOLD_SOURCE_DIR ""
+#endif
 
-void seed_demo_fleet(ServiceHost& host) {
+namespace ironhold::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr unsigned gpu_servers = 40;
+constexpr unsigned compute_servers = 8;
+constexpr const char* demo_password = "demo-password";
+
+std::unique_ptr<sim::RedfishFleet> start_fleet(const fs::path& mockup, unsigned count,
+                                               const fs::path& state) {
+  sim::RedfishFleetOptions options;
+  options.mockup_dir = mockup;
+  options.count = count;
+  options.listen = "127.0.0.1:0";  // free ports the first time; the state dir keeps them after
+  options.password = demo_password;
+  options.state_dir = state;
+  auto fleet = std::make_unique<sim::RedfishFleet>(options);
+  fleet->start();
+  return fleet;
+}
+
+}  // namespace
+
+fs::path find_demo_mockups() {
+  std::vector<fs::path> candidates;
+  if (const char* env = std::getenv("IRONHOLD_MOCKUPS"); env && *env) candidates.emplace_back(env);
+  if (*IRONHOLD_SOURCE_DIR) candidates.push_back(fs::path(IRONHOLD_SOURCE_DIR) / "mockups");
+  candidates.push_back(fs::current_path() / "mockups");
+  std::string tried;
+  for (const auto& dir : candidates) {
+    if (fs::exists(dir / "hgx-gpu-server" / "index.json")) return dir;
+    tried += (tried.empty() ? "" : ", ") + dir.string();
+  }
+  throw invalid("the demo's Redfish mockups were not found (tried " + tried +
+                "); set IRONHOLD_MOCKUPS to the repository's mockups/ folder");
+}
+
+DemoFleet::DemoFleet(const fs::path& data_dir, const fs::path& mockups) {
+  const fs::path state = data_dir / "demo-bmcs";
+  gpu_ = start_fleet(mockups / "hgx-gpu-server", gpu_servers, state / "gpu");
+  compute_ = start_fleet(mockups / "compute-server", compute_servers, state / "compute");
+
+  // Two sites, three racks each, eight servers a rack; every sixth a plain compute server.
   const char* sites[] = {"ams1", "fra2"};
-  int enrolled = 0;
-  for (int s = 0; s < 2; ++s) {
-    for (int rack = 1; rack <= 2; ++rack) {
-      for (int unit = 1; unit <= 6; ++unit) {
-        const int index = (s * 2 + rack - 1) * 6 + unit;
-        const bool ipmi = unit % 3 == 0;
-        const std::string name = std::string(sites[s]) + "-r" + std::to_string(rack) + "-gpu" +
-                                 (unit < 10 ? "0" : "") + std::to_string(unit);
-        // Each simulated BMC gets its own loopback address.
-        const std::string host_address = "127.0.1." + std::to_string(index);
-        nlohmann::json body = {
-            {"name", name},
-            {"driver", ipmi ? "ipmi" : "redfish"},
-            {"endpoint", ipmi ? "ipmi://" + host_address + ":6230" : "http://" + host_address + ":8000"},
-            {"credentials", {{"username", "admin"}, {"password", "demo-password"}}},
-            {"location", {{"site", sites[s]}, {"rack", "R" + std::to_string(rack)}, {"unit", unit * 4}}},
-            {"tags", {{"team", s == 0 ? "research" : "inference"}, {"gpu", unit % 2 ? "H100" : "A100"}}}};
-        try {
-          host.nodes().create(parse_node_spec(body));
-          ++enrolled;
-        } catch (const Error& e) {
-          if (e.kind() != ErrorKind::conflict) throw;  // already enrolled by an earlier run
-        }
+  unsigned next_gpu = 0, next_compute = 0;
+  for (unsigned i = 0; i < gpu_servers + compute_servers; ++i) {
+    const unsigned site = i / 24, rack = (i % 24) / 8 + 1, slot = i % 8 + 1;
+    const bool compute = i % 6 == 5;
+    DemoBmc bmc;
+    bmc.site = sites[site];
+    bmc.rack = "R" + std::to_string(rack);
+    bmc.unit = static_cast<int>(slot * 4);
+    bmc.kind = compute ? "compute" : "gpu";
+    bmc.name = bmc.site + "-r" + std::to_string(rack) + "-" + (compute ? "cpu" : "gpu") + "0" +
+               std::to_string(slot);
+    bmc.endpoint = compute ? compute_->endpoint(next_compute++) : gpu_->endpoint(next_gpu++);
+    bmcs_.push_back(std::move(bmc));
+  }
+  // A few unhealthy servers and one BMC that has stopped answering, so the console has
+  // something to show. Health is part of the simulators' saved state; the fault is set anew.
+  gpu_->state(3).set_health("Warning");
+  gpu_->state(14).set_health("Warning");
+  gpu_->state(25).set_health("Critical");
+  sim::redfish::Faults dead;
+  dead.reset_connections = true;
+  gpu_->set_faults(gpu_servers - 1, dead);
+  log::info("demo BMCs serving", {{"count", bmcs_.size()}, {"state_dir", state.string()}});
+}
+
+DemoFleet::~DemoFleet() {
+  if (gpu_) gpu_->stop();
+  if (compute_) compute_->stop();
+}
+
+void seed_demo_fleet(ServiceHost& host, const DemoFleet& fleet) {
+  int enrolled = 0, moved = 0;
+  for (const auto& bmc : fleet.bmcs()) {
+    nlohmann::json body = {
+        {"name", bmc.name},
+        {"driver", "redfish"},
+        {"endpoint", bmc.endpoint},
+        {"credentials", {{"username", "admin"}, {"password", demo_password}}},
+        {"location", {{"site", bmc.site}, {"rack", bmc.rack}, {"unit", bmc.unit}}},
+        {"tags",
+         {{"team", bmc.site == "ams1" ? "research" : "inference"},
+          {"kind", bmc.kind},
+          {"demo", "true"}}}};
+    try {
+      host.nodes().create(parse_node_spec(body));
+      ++enrolled;
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::conflict) throw;
+      // Enrolled by an earlier run: keep the node (and its history); follow the simulator.
+      const Node existing = host.nodes().get(bmc.name);
+      if (existing.endpoint != bmc.endpoint) {
+        host.nodes().update(existing.id,
+                            {{"endpoint", bmc.endpoint}, {"credentials", body["credentials"]}});
+        ++moved;
       }
     }
   }
-  log::info("demo fleet ready", {{"enrolled_now", enrolled}});
+  log::info("demo fleet ready", {{"enrolled_now", enrolled}, {"endpoints_updated", moved}});
 }
 
 std::string create_demo_token(ServiceHost& host) {

@@ -1,13 +1,44 @@
 #pragma once
+// `ironhold demo`'s fleet: 48 simulated Redfish BMCs served by this process (so none outlives it
+// or holds a port after a kill -9) from the project's own mockups, their endpoints, certificates
+// and state kept under the data directory so that a restart brings them back unchanged, and
+// their nodes enrolled once.
+#include <filesystem>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "app/server/service_host.hpp"
+#include "sim/redfish/fleet.hpp"
 
 namespace ironhold::app {
 
-// Enrolls the demonstration fleet (skipping nodes that already exist, so a restart keeps them):
-// GPU servers in two sites and four racks, Redfish and IPMI, on loopback endpoints.
-void seed_demo_fleet(ServiceHost& host);
+struct DemoBmc {
+  std::string name, endpoint, site, rack;
+  int unit = 0;
+  std::string kind;  // "gpu" or "compute"
+};
+
+class DemoFleet {
+ public:
+  // Starts the simulators. `mockups` holds hgx-gpu-server/ and compute-server/.
+  DemoFleet(const std::filesystem::path& data_dir, const std::filesystem::path& mockups);
+  ~DemoFleet();
+
+  const std::vector<DemoBmc>& bmcs() const { return bmcs_; }
+
+ private:
+  std::unique_ptr<sim::RedfishFleet> gpu_, compute_;
+  std::vector<DemoBmc> bmcs_;
+};
+
+// Where the project's mockups are: $IRONHOLD_MOCKUPS, else the source tree this binary was built
+// from, else ./mockups. Throws ironhold::Error (invalid) naming the places tried.
+std::filesystem::path find_demo_mockups();
+
+// Enrolls the fleet's nodes (a node that exists keeps its id; its endpoint follows the
+// simulator's if that moved), so a restart never enrolls twice.
+void seed_demo_fleet(ServiceHost& host, const DemoFleet& fleet);
 // A fresh admin token for this demo run.
 std::string create_demo_token(ServiceHost& host);
 

@@ -35,6 +35,16 @@ std::vector<cli::Option> serve_options() {
                      "IRONHOLD_SENSOR_RETENTION_DAYS", "30", "DAYS"});
   options.push_back({"maintenance-interval", 0, true, false, "database housekeeping interval, ms",
                      "IRONHOLD_MAINTENANCE_INTERVAL_MS", "3600000", "MS"});
+  options.push_back({"poll-status-interval", 0, true, false, "seconds between power+health polls of a BMC",
+                     "IRONHOLD_POLL_STATUS_INTERVAL", "30", "S"});
+  options.push_back({"poll-sensors-interval", 0, true, false, "seconds between sensor and log polls of a BMC",
+                     "IRONHOLD_POLL_SENSORS_INTERVAL", "60", "S"});
+  options.push_back({"poll-inventory-interval", 0, true, false, "seconds between full inventories of a BMC",
+                     "IRONHOLD_POLL_INVENTORY_INTERVAL", "86400", "S"});
+  options.push_back({"poll-max-in-flight", 0, true, false, "BMC polls running at once",
+                     "IRONHOLD_POLL_MAX_IN_FLIGHT", "5000", "N"});
+  options.push_back({"no-poller", 0, false, false,
+                     "do not poll BMCs (another instance on the same database does)", "", "", ""});
   return options;
 }
 
@@ -86,8 +96,22 @@ int serve_with(const cli::Args& args, bool demo) {
   config.maintenance_interval =
       std::chrono::milliseconds(int_option(args, "maintenance-interval", 3600000, 1000, 86400000));
 
+  config.poller_enabled = !args.flag("no-poller");
+  const auto seconds = [&](std::string_view name, int fallback) {
+    return std::chrono::milliseconds(1000LL * int_option(args, name, fallback, 1, 7 * 86400));
+  };
+  config.poller.intervals.status = seconds("poll-status-interval", 30);
+  config.poller.intervals.sensors = seconds("poll-sensors-interval", 60);
+  config.poller.intervals.inventory = seconds("poll-inventory-interval", 86400);
+  config.poller.max_in_flight =
+      static_cast<std::size_t>(int_option(args, "poll-max-in-flight", 5000, 1, 1'000'000));
+
+  // The demo's simulated BMCs start before the service (so its first polls find them) and stop
+  // after it.
+  std::unique_ptr<DemoFleet> demo_fleet;
+  if (demo) demo_fleet = std::make_unique<DemoFleet>(target.data_dir, find_demo_mockups());
   ServiceHost host(config);
-  if (demo) seed_demo_fleet(host);
+  if (demo) seed_demo_fleet(host, *demo_fleet);
   const auto endpoint = host.start();
   const std::string url = "http://" +
                           (endpoint.address().is_v6() ? "[" + endpoint.address().to_string() + "]"

@@ -14,11 +14,20 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
       nodes_(std::make_unique<db::NodeStore>(*database_, box_)),
       tokens_(std::make_unique<db::TokenStore>(*database_)),
       audit_(std::make_unique<db::AuditStore>(*database_)),
+      polls_(std::make_unique<db::PollStore>(*database_, box_)),
+      hardware_(std::make_unique<db::HardwareStore>(*database_)),
       io_(config.io_threads),
       blocking_pool_(static_cast<std::size_t>(config.database_connections)),
       prober_(config.probe) {
+  redfish_ = std::make_unique<bmc::redfish::RedfishDriver>(io_.get_executor());
+  if (config.poller_enabled) {
+    std::map<std::string, NodeDriver*> drivers{{"redfish", redfish_.get()}};
+    poller_ = std::make_unique<Poller>(io_.get_executor(), blocking_pool_, *polls_, std::move(drivers),
+                                       config.poller);
+  }
   services_ = std::make_unique<web::Services>(
-      web::Services{*database_, *nodes_, *tokens_, *audit_, blocking_pool_, &prober_});
+      web::Services{*database_, *nodes_, *tokens_, *audit_, blocking_pool_, &prober_, hardware_.get(),
+                    polls_.get(), poller_ ? &poller_->metrics() : nullptr});
   api_ = std::make_unique<web::Api>(*services_);
   web::register_all_routes(*api_);
   server_ = std::make_unique<web::Server>(io_, *api_, config.server);
@@ -29,6 +38,7 @@ ServiceHost::~ServiceHost() { stop(); }
 boost::asio::ip::tcp::endpoint ServiceHost::start() {
   auto endpoint = server_->listen(web::parse_listen_address(config_.listen));
   schedule_maintenance(std::chrono::milliseconds(0));
+  if (poller_) poller_->start();
   for (int i = 0; i < std::max(1, config_.io_threads); ++i) threads_.emplace_back([this] { io_.run(); });
   return endpoint;
 }
@@ -63,6 +73,8 @@ void ServiceHost::stop() {
     server_->shutdown([&drained] { drained.set_value(); });
     drained.get_future().wait();
   }
+  // Polls in flight finish (briefly) and are recorded; the drivers log out of the BMCs.
+  if (poller_ && !threads_.empty()) poller_->stop();
   boost::asio::post(io_, [this] { maintenance_timer_.cancel(); });
   io_.stop();
   for (auto& t : threads_) t.join();

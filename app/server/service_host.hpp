@@ -13,12 +13,16 @@
 #include <vector>
 
 #include "bmc/probe/bmc_prober.hpp"
+#include "bmc/redfish/redfish_driver.hpp"
 #include "inventory/crypto/secret_box.hpp"
 #include "inventory/db/audit_store.hpp"
 #include "inventory/db/database.hpp"
 #include "inventory/db/maintenance.hpp"
 #include "inventory/db/node_store.hpp"
 #include "inventory/db/token_store.hpp"
+#include "inventory/db/hardware_store.hpp"
+#include "inventory/db/poll_store.hpp"
+#include "inventory/poller/poller.hpp"
 #include "web/api.hpp"
 #include "web/server.hpp"
 
@@ -34,6 +38,10 @@ struct ServiceConfig {
   bmc::ProbeOptions probe;              // how enrolling a bare host (driver auto) probes it
   db::RetentionPolicy retention;
   std::chrono::milliseconds maintenance_interval{std::chrono::hours(1)};
+  // The poller keeps the inventory current from the BMCs. Off in tests that enroll addresses
+  // nothing answers on.
+  bool poller_enabled = true;
+  PollerOptions poller;
 };
 
 class ServiceHost {
@@ -51,6 +59,11 @@ class ServiceHost {
   db::TokenStore& tokens() { return *tokens_; }
   db::AuditStore& audit() { return *audit_; }
   web::Api& api() { return *api_; }
+  db::PollStore& polls() { return *polls_; }
+  db::HardwareStore& hardware() { return *hardware_; }
+  // Null when the poller is disabled.
+  Poller* poller() { return poller_.get(); }
+  bmc::redfish::RedfishDriver& redfish() { return *redfish_; }
 
  private:
   void schedule_maintenance(std::chrono::milliseconds delay);
@@ -61,9 +74,13 @@ class ServiceHost {
   std::unique_ptr<db::NodeStore> nodes_;
   std::unique_ptr<db::TokenStore> tokens_;
   std::unique_ptr<db::AuditStore> audit_;
+  std::unique_ptr<db::PollStore> polls_;
+  std::unique_ptr<db::HardwareStore> hardware_;
   boost::asio::io_context io_;
   boost::asio::thread_pool blocking_pool_;
   bmc::BmcProber prober_;
+  std::unique_ptr<bmc::redfish::RedfishDriver> redfish_;
+  std::unique_ptr<Poller> poller_;
   std::unique_ptr<web::Services> services_;
   std::unique_ptr<web::Api> api_;
   std::unique_ptr<web::Server> server_;

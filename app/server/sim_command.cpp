@@ -12,7 +12,8 @@
 namespace ironhold::app {
 namespace {
 
-unsigned parse_unsigned(const std::string& text, const std::string& option, unsigned min, unsigned max) {
+unsigned parse_unsigned(const std::string& text, const std::string& option, unsigned min,
+                        unsigned max) {
   unsigned value = 0;
   const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc{} || p != text.data() + text.size() || value < min || value > max)
@@ -22,26 +23,49 @@ unsigned parse_unsigned(const std::string& text, const std::string& option, unsi
 }
 
 int run_redfish(std::span<const std::string> argv) {
-  cli::Args args("ironhold sim redfish", "",
-                 "Serve N simulated Redfish BMCs built from a DMTF mockup tree; prints one JSON line per BMC",
-                 {
-                     {.name = "mockup", .help = "the mockup directory (DMTF layout, with index.json)",
-                      .env = "IRONHOLD_SIM_MOCKUP", .value_name = "DIR"},
-                     {.name = "count", .help = "how many BMCs", .default_value = "1", .value_name = "N"},
-                     {.name = "listen", .help = "the first BMC's address; the others follow on consecutive ports (0: free ports)",
-                      .default_value = "127.0.0.1:0", .value_name = "HOST:PORT"},
-                     {.name = "spread-addresses", .takes_value = false,
-                      .help = "put the BMCs on consecutive loopback addresses with the same port instead"},
-                     {.name = "user", .help = "the BMCs' user name", .default_value = "admin", .value_name = "USER"},
-                     {.name = "password", .help = "the BMCs' password", .default_value = "password",
-                      .value_name = "PASSWORD"},
-                     {.name = "http", .takes_value = false, .help = "plain HTTP instead of HTTPS"},
-                     {.name = "reset-delay-ms", .help = "how long PoweringOn / PoweringOff last",
-                      .default_value = "1000", .value_name = "MS"},
-                 });
+  cli::Args args(
+      "ironhold sim redfish", "",
+      "Serve N simulated Redfish BMCs built from a DMTF mockup tree; prints one JSON line per BMC",
+      {
+          {.name = "mockup",
+           .help = "the mockup directory (DMTF layout, with index.json), or DIR:COUNT,DIR:COUNT "
+                   "(then --count is ignored)",
+           .env = "IRONHOLD_SIM_MOCKUP",
+           .value_name = "DIR"},
+          {.name = "count", .help = "how many BMCs", .default_value = "1", .value_name = "N"},
+          {.name = "listen",
+           .help =
+               "the first BMC's address; the others follow on consecutive ports (0: free ports)",
+           .default_value = "127.0.0.1:0",
+           .value_name = "HOST:PORT"},
+          {.name = "spread-addresses",
+           .takes_value = false,
+           .help = "put the BMCs on consecutive loopback addresses with the same port instead"},
+          {.name = "user",
+           .help = "the BMCs' user name",
+           .default_value = "admin",
+           .value_name = "USER"},
+          {.name = "password",
+           .help = "the BMCs' password",
+           .default_value = "password",
+           .value_name = "PASSWORD"},
+          {.name = "http", .takes_value = false, .help = "plain HTTP instead of HTTPS"},
+          {.name = "reset-delay-ms",
+           .help = "how long PoweringOn / PoweringOff last",
+           .default_value = "1000",
+           .value_name = "MS"},
+          {.name = "state-dir",
+           .help = "keep each BMC's endpoint, certificate and state here across restarts",
+           .value_name = "DIR"},
+          {.name = "control",
+           .help = "serve the plain-HTTP control API (faults, power, health, SEL, "
+                   "counters) here; its address is logged to stderr",
+           .value_name = "HOST:PORT"},
+      });
   args.parse(argv);
   if (args.help_requested()) return std::cout << args.help_text(), 0;
-  if (!args.positional().empty()) throw cli::UsageError("unexpected argument \"" + args.positional()[0] + "\"");
+  if (!args.positional().empty())
+    throw cli::UsageError("unexpected argument \"" + args.positional()[0] + "\"");
   sim::RedfishFleetOptions options;
   const auto mockup = args.get("mockup");
   if (!mockup || mockup->empty()) throw cli::UsageError("--mockup DIR is required");
@@ -52,8 +76,11 @@ int run_redfish(std::span<const std::string> argv) {
   options.username = args.value_or("user", "admin");
   options.password = args.value_or("password", "password");
   options.tls = !args.flag("http");
-  options.reset_delay = std::chrono::milliseconds(parse_unsigned(args.value_or("reset-delay-ms", "1000"),
-                                                                 "reset-delay-ms", 0, 3'600'000));
+  options.reset_delay = std::chrono::milliseconds(
+      parse_unsigned(args.value_or("reset-delay-ms", "1000"), "reset-delay-ms", 0, 3'600'000));
+  if (const auto dir = args.get("state-dir"); dir && !dir->empty()) options.state_dir = *dir;
+  if (const auto control = args.get("control"); control && !control->empty())
+    options.control = *control;
   return sim::run_redfish_fleet(options, std::cout);
 }
 

@@ -3,7 +3,6 @@
 #include <nlohmann/json.hpp>
 
 namespace ironhold::db {
-namespace {
 
 void add_in_list(std::string& where, const char* column, const std::vector<std::string>& values,
                  SqlParams& params) {
@@ -16,8 +15,6 @@ void add_in_list(std::string& where, const char* column, const std::vector<std::
   where += ")";
 }
 
-}  // namespace
-
 std::string node_where(const NodeFilter& f, SqlParams& params) {
   std::string where = f.includes_retired() ? "TRUE" : "n.retired_at IS NULL";
   add_in_list(where, "n.source", f.source, params);
@@ -25,6 +22,7 @@ std::string node_where(const NodeFilter& f, SqlParams& params) {
   add_in_list(where, "n.health", f.health, params);
   add_in_list(where, "n.power_state", f.power_state, params);
   add_in_list(where, "n.lifecycle", f.lifecycle, params);
+  add_in_list(where, "(n.hardware ->> 'gpu_model')", f.gpu_model, params);
   if (f.maintenance) where += " AND n.maintenance = " + params.add(*f.maintenance ? "true" : "false") + "::boolean";
   for (const auto& [key, value] : f.tags)
     where += " AND n.tags @> " + params.add(nlohmann::json{{key, value}}.dump()) + "::jsonb";

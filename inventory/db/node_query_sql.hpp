@@ -16,6 +16,10 @@ struct SqlParams {
   }
 };
 
+// Appends " AND column IN ($n, ...)" unless values is empty.
+void add_in_list(std::string& where, const char* column, const std::vector<std::string>& values,
+                 SqlParams& params);
+
 // "n.retired_at IS NULL AND n.health IN ($1,$2) AND ..." (never empty: "TRUE" at least).
 std::string node_where(const NodeFilter& filter, SqlParams& params);
 

@@ -44,6 +44,13 @@ Node node_from_row(const pqxx::row& r) {
   n.created_at = opt_text(r[24]);
   n.updated_at = opt_text(r[25]);
   n.retired_at = opt_text(r[26]);
+  n.hardware = nlohmann::json::parse(r[27].c_str(), nullptr, false);
+  n.identity = nlohmann::json::parse(r[28].c_str(), nullptr, false);
+  n.last_error_message = opt_text(r[29]);
+  n.tls_fingerprint = opt_text(r[30]);
+  n.parent_id = opt_text(r[31]);
+  n.system_id = opt_text(r[32]);
+  n.last_inspected = opt_text(r[33]);
   return n;
 }
 

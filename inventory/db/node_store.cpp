@@ -5,6 +5,7 @@
 #include "inventory/crypto/primitives.hpp"
 #include "inventory/db/node_query_sql.hpp"
 #include "inventory/db/node_rows.hpp"
+#include "inventory/db/node_secrets.hpp"
 #include "inventory/db/transaction.hpp"
 #include "inventory/error.hpp"
 
@@ -63,22 +64,10 @@ void write_secrets(pqxx::work& tx, const crypto::SecretBox& box, const std::stri
 }
 
 NodeSecrets read_secrets(pqxx::work& tx, const crypto::SecretBox& box, const std::string& node_id) {
-  NodeSecrets out;
   auto r = tx.exec_params("SELECT encode(sealed, 'hex') FROM node_credentials WHERE node_id = $1::uuid",
                           node_id);
-  if (r.empty()) return out;
-  std::vector<std::uint8_t> sealed;
-  if (!crypto::from_hex(r[0][0].c_str(), sealed))
-    throw Error(ErrorKind::internal, "the stored credentials of node " + node_id + " are corrupt");
-  std::string payload = box.open(sealed, node_id);
-  const json doc = json::parse(payload, nullptr, false);
-  OPENSSL_cleanse(payload.data(), payload.size());
-  if (doc.is_object()) {
-    if (doc.contains("username") && doc.contains("password"))
-      out.credentials = Credentials{doc["username"].get<std::string>(), doc["password"].get<std::string>()};
-    if (doc.contains("kg")) out.kg = doc["kg"].get<std::string>();
-  }
-  return out;
+  if (r.empty()) return {};
+  return open_node_secrets(box, node_id, r[0][0].c_str());
 }
 
 std::string location_unit(const NodeSpec& spec) {
@@ -207,6 +196,17 @@ Node NodeStore::update(std::string_view id_or_name, const json& patch) {
       secrets.kg = spec.kg;
       write_secrets(tx, box_, current.id, secrets);
     }
+    const std::string endpoint = spec.endpoint.to_string();
+    if (endpoint != current.endpoint.value_or("")) {
+      // Another BMC: its certificate is pinned afresh at the first contact.
+      tx.exec_params("UPDATE nodes SET tls_fingerprint = NULL WHERE id = $1::uuid", current.id);
+    }
+    if (credentials_changed || endpoint != current.endpoint.value_or("") ||
+        spec.options != current.options) {
+      // Whatever kept it backed off (auth_failed, unreachable) may be fixed now: poll again now.
+      tx.exec_params("UPDATE poll_schedule SET next_due = now(), failures = 0 WHERE node_id = $1::uuid",
+                     current.id);
+    }
     return find_node(tx, current.id, false);
   });
 }
@@ -219,6 +219,16 @@ Node NodeStore::retire(std::string_view id_or_name) {
         "UPDATE nodes SET lifecycle = 'retired', retired_at = now(), updated_at = now() "
         "WHERE id = $1::uuid", current.id);
     tx.exec_params("DELETE FROM node_credentials WHERE node_id = $1::uuid", current.id);
+    // What it was made of and ran stays as history, closed now; the Systems behind its BMC go too.
+    tx.exec_params(
+        "UPDATE components SET valid_to = now() WHERE valid_to IS NULL AND node_id IN "
+        "(SELECT id FROM nodes WHERE id = $1::uuid OR parent_id = $1::uuid)", current.id);
+    tx.exec_params(
+        "UPDATE firmware_records SET valid_to = now() WHERE valid_to IS NULL AND node_id IN "
+        "(SELECT id FROM nodes WHERE id = $1::uuid OR parent_id = $1::uuid)", current.id);
+    tx.exec_params(
+        "UPDATE nodes SET lifecycle = 'retired', retired_at = now(), updated_at = now() "
+        "WHERE parent_id = $1::uuid AND retired_at IS NULL", current.id);
     return find_node(tx, current.id, false);
   });
 }

@@ -13,13 +13,6 @@ constexpr std::string_view lifecycle_names[] = {
     "provision_failed", "deployed", "cleaning", "clean_failed", "retired"};
 constexpr std::string_view role_names[] = {"viewer", "operator", "admin", "auditor"};
 
-template <class E, std::size_t N>
-std::optional<E> find(const std::string_view (&names)[N], std::string_view text) {
-  for (std::size_t i = 0; i < N; ++i)
-    if (names[i] == text) return static_cast<E>(i);
-  return std::nullopt;
-}
-
 }  // namespace
 
 std::string_view to_string(PowerState v) { return power_names[static_cast<int>(v)]; }
@@ -28,11 +21,11 @@ std::string_view to_string(Source v) { return source_names[static_cast<int>(v)];
 std::string_view to_string(Lifecycle v) { return lifecycle_names[static_cast<int>(v)]; }
 std::string_view to_string(Role v) { return role_names[static_cast<int>(v)]; }
 
-template <> std::optional<PowerState> parse_enum<PowerState>(std::string_view s) { return find<PowerState>(power_names, s); }
-template <> std::optional<Health> parse_enum<Health>(std::string_view s) { return find<Health>(health_names, s); }
-template <> std::optional<Source> parse_enum<Source>(std::string_view s) { return find<Source>(source_names, s); }
-template <> std::optional<Lifecycle> parse_enum<Lifecycle>(std::string_view s) { return find<Lifecycle>(lifecycle_names, s); }
-template <> std::optional<Role> parse_enum<Role>(std::string_view s) { return find<Role>(role_names, s); }
+template <> std::optional<PowerState> parse_enum<PowerState>(std::string_view s) { return enum_from_names<PowerState>(power_names, s); }
+template <> std::optional<Health> parse_enum<Health>(std::string_view s) { return enum_from_names<Health>(health_names, s); }
+template <> std::optional<Source> parse_enum<Source>(std::string_view s) { return enum_from_names<Source>(source_names, s); }
+template <> std::optional<Lifecycle> parse_enum<Lifecycle>(std::string_view s) { return enum_from_names<Lifecycle>(lifecycle_names, s); }
+template <> std::optional<Role> parse_enum<Role>(std::string_view s) { return enum_from_names<Role>(role_names, s); }
 
 template <> std::span<const std::string_view> enum_names<PowerState>() { return power_names; }
 template <> std::span<const std::string_view> enum_names<Health>() { return health_names; }

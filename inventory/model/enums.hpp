@@ -38,6 +38,14 @@ template <> std::span<const std::string_view> enum_names<Source>();
 template <> std::span<const std::string_view> enum_names<Lifecycle>();
 template <> std::span<const std::string_view> enum_names<Role>();
 
+// The enumerator whose name (in a table in declaration order) is `text`: what each parse_enum does.
+template <class E>
+std::optional<E> enum_from_names(std::span<const std::string_view> names, std::string_view text) {
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i] == text) return static_cast<E>(i);
+  return std::nullopt;
+}
+
 // "a, b or c": for error messages that list the accepted values.
 std::string join_names(std::span<const std::string_view> names);
 

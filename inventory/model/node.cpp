@@ -1,10 +1,29 @@
 #include "inventory/model/node.hpp"
 
+#include "inventory/model/hardware.hpp"
+
 namespace ironhold {
 namespace {
 
 nlohmann::json optional_json(const std::optional<std::string>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+// Every field of the summary is present, null until the first inspection says otherwise.
+nlohmann::json hardware_json(const nlohmann::json& stored) {
+  nlohmann::json out = to_json(HardwareSummary{});
+  for (auto& [key, value] : out.items()) value = stored.contains(key) ? stored[key] : nullptr;
+  return out;
+}
+
+// Conditions an operator should see on the node page and in lists.
+nlohmann::json warnings(const Node& n) {
+  nlohmann::json out = nlohmann::json::array();
+  if (n.options.is_object() && n.options.value("tls", "") == "insecure")
+    out.push_back({{"code", "tls_insecure"},
+                   {"message", "TLS certificate verification is off for this BMC (tls: insecure); "
+                               "anyone on the path can read its credentials"}});
+  return out;
 }
 
 }  // namespace
@@ -31,6 +50,14 @@ nlohmann::json to_json(const Node& n) {
       {"health", to_string(n.health)},
       {"reachable", n.reachable ? nlohmann::json(*n.reachable) : nullptr},
       {"last_error", optional_json(n.last_error)},
+      {"last_error_message", optional_json(n.last_error_message)},
+      {"hardware", hardware_json(n.hardware)},
+      {"identity", n.identity},
+      {"tls_fingerprint", optional_json(n.tls_fingerprint)},
+      {"parent_id", optional_json(n.parent_id)},
+      {"system_id", optional_json(n.system_id)},
+      {"last_inspected", optional_json(n.last_inspected)},
+      {"warnings", warnings(n)},
       {"lifecycle", to_string(n.lifecycle)},
       {"maintenance", n.maintenance},
       {"maintenance_reason", optional_json(n.maintenance_reason)},

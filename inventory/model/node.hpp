@@ -37,6 +37,11 @@ struct Node {
   bool maintenance = false;
   std::optional<std::string> maintenance_reason;
   bool credentials_set = false;
+  // From the poller: the hardware summary and further identity of the last inspection, the
+  // person-readable text of last_error (a stable code), the pinned TLS certificate.
+  nlohmann::json hardware = nlohmann::json::object();
+  nlohmann::json identity = nlohmann::json::object();
+  std::optional<std::string> last_error_message, tls_fingerprint, parent_id, system_id, last_inspected;
   // RFC 3339 UTC, as the database formats them.
   std::optional<std::string> last_seen, created_at, updated_at, retired_at;
 };

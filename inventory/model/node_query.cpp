@@ -54,6 +54,7 @@ json filter_to_json(const NodeFilter& f) {
   put_list("health", f.health);
   put_list("power_state", f.power_state);
   put_list("lifecycle", f.lifecycle);
+  put_list("gpu_model", f.gpu_model);
   if (f.maintenance) j["maintenance"] = *f.maintenance;
   if (!f.tags.empty()) {
     json tags = json::array();
@@ -103,6 +104,8 @@ bool add_filter_parameter(NodeFilter& f, std::string_view key, std::string_view 
   else if (key == "lifecycle") add_enum_values<Lifecycle>(f.lifecycle, key, value);
   else if (key == "driver") {
     for (auto& v : split_list(value)) f.driver.push_back(std::move(v));
+  } else if (key == "gpu_model") {
+    f.gpu_model.emplace_back(value);  // model names may contain commas: one value per parameter
   } else if (key == "maintenance") {
     bool b;
     if (!parse_bool(value, b)) throw invalid("\"maintenance\" must be true or false", "maintenance");

@@ -12,6 +12,7 @@ namespace ironhold {
 struct NodeFilter {
   // Each list matches any of its values (health=warning,critical); empty lists match everything.
   std::vector<std::string> source, driver, health, power_state, lifecycle;
+  std::vector<std::string> gpu_model;  // exact model names, as the hardware summary gives them
   std::optional<bool> maintenance;
   std::vector<std::pair<std::string, std::string>> tags;  // all must match
   std::optional<std::string> site, rack;

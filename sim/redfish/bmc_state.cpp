@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdio>
 
+#include "sim/redfish/drift.hpp"
 #include "sim/redfish/errors.hpp"
 
 namespace ironhold::sim::redfish {
@@ -14,7 +15,25 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* reset_action = "#ComputerSystem.Reset";
+constexpr const char* reset_action = "#ComputerSystem.Reset";  // also in bmc_actions.cpp
+
+// The action's target as a resource path, or empty.
+std::string action_target(const json& doc, const char* action) {
+  const auto actions = doc.find("Actions");
+  if (actions == doc.end() || !actions->is_object()) return {};
+  const auto it = actions->find(action);
+  if (it == actions->end() || !it->is_object()) return {};
+  const auto target = it->find("target");
+  return target != it->end() && target->is_string() ? resource_path(target->get<std::string>())
+                                                    : "";
+}
+
+Response no_content() {
+  Response res{http::status::no_content, 11};
+  res.set("OData-Version", "4.0");
+  res.prepare_payload();
+  return res;
+}
 
 // splitmix64: a fixed, well-spread value per instance (never zero for index 0 too).
 std::uint64_t instance_key(unsigned index) {
@@ -32,7 +51,8 @@ int hex_value(char c) {
 }
 
 // XORs the last `digits` hex digits of `text` (positions listed in `at`) with `key`, keeping case.
-std::string xor_hex_digits(std::string text, const std::vector<std::size_t>& at, std::uint64_t key) {
+std::string xor_hex_digits(std::string text, const std::vector<std::size_t>& at,
+                           std::uint64_t key) {
   for (std::size_t i = at.size(); i-- > 0;) {
     char& c = text[at[i]];
     const bool upper = std::isupper(static_cast<unsigned char>(c)) != 0;
@@ -53,9 +73,12 @@ void make_unique(json& value, unsigned index) {
   for (auto& [key, item] : value.items()) {
     if (item.is_string()) {
       const auto& text = item.get_ref<const std::string&>();
-      if (key == "SerialNumber" && !text.empty()) item = unique_serial(text, index);
-      else if (key == "UUID") item = unique_uuid(text, index);
-      else if (key == "MACAddress" || key == "PermanentMACAddress") item = unique_mac(text, index);
+      if (key == "SerialNumber" && !text.empty())
+        item = unique_serial(text, index);
+      else if (key == "UUID")
+        item = unique_uuid(text, index);
+      else if (key == "MACAddress" || key == "PermanentMACAddress")
+        item = unique_mac(text, index);
     } else {
       make_unique(item, index);
     }
@@ -70,7 +93,8 @@ std::uint64_t fnv1a(const std::string& text) {
 
 std::string random_hex(std::size_t bytes) {
   std::vector<unsigned char> raw(bytes);
-  if (RAND_bytes(raw.data(), static_cast<int>(raw.size())) != 1) throw std::runtime_error("RAND_bytes failed");
+  if (RAND_bytes(raw.data(), static_cast<int>(raw.size())) != 1)
+    throw std::runtime_error("RAND_bytes failed");
   std::string out;
   for (unsigned char b : raw) {
     out += "0123456789abcdef"[b >> 4];
@@ -85,13 +109,20 @@ std::string base64_decode(std::string_view in) {
   int bits = 0;
   for (char c : in) {
     int v;
-    if (c >= 'A' && c <= 'Z') v = c - 'A';
-    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
-    else if (c >= '0' && c <= '9') v = c - '0' + 52;
-    else if (c == '+') v = 62;
-    else if (c == '/') v = 63;
-    else if (c == '=') break;
-    else return {};
+    if (c >= 'A' && c <= 'Z')
+      v = c - 'A';
+    else if (c >= 'a' && c <= 'z')
+      v = c - 'a' + 26;
+    else if (c >= '0' && c <= '9')
+      v = c - '0' + 52;
+    else if (c == '+')
+      v = 62;
+    else if (c == '/')
+      v = 63;
+    else if (c == '=')
+      break;
+    else
+      return {};
     buffer = (buffer << 6) | static_cast<unsigned>(v);
     bits += 6;
     if (bits >= 8) {
@@ -100,12 +131,6 @@ std::string base64_decode(std::string_view in) {
     }
   }
   return out;
-}
-
-bool allowed(const json& object, const std::string& property, const std::string& value) {
-  const auto it = object.find(property + "@Redfish.AllowableValues");
-  if (it == object.end() || !it->is_array()) return true;
-  return std::find(it->begin(), it->end(), json(value)) != it->end();
 }
 
 }  // namespace
@@ -134,26 +159,49 @@ std::string unique_mac(const std::string& mac, unsigned index) {
   // The low 24 bits (the NIC part) change; the vendor OUI stays.
   std::vector<std::size_t> digits;
   for (std::size_t i = 0; i < mac.size(); ++i) {
-    if (hex_value(mac[i]) >= 0) digits.push_back(i);
-    else if (mac[i] != ':' && mac[i] != '-' && mac[i] != '.') return mac;
+    if (hex_value(mac[i]) >= 0)
+      digits.push_back(i);
+    else if (mac[i] != ':' && mac[i] != '-' && mac[i] != '.')
+      return mac;
   }
   if (digits.size() != 12) return mac;
   digits.erase(digits.begin(), digits.begin() + 6);
   return xor_hex_digits(mac, digits, instance_key(index) & 0xFFFFFFull);
 }
 
+json to_json(const BmcCounters& c) {
+  return {{"successful_logins", c.successful_logins},
+          {"failed_logins", c.failed_logins},
+          {"resets", c.resets},
+          {"manager_resets", c.manager_resets},
+          {"boot_overrides", c.boot_overrides},
+          {"identify_changes", c.identify_changes},
+          {"firmware_updates", c.firmware_updates},
+          {"requests", c.requests}};
+}
+
 BmcState::BmcState(const Mockup& mockup, BmcConfig config) : config_(std::move(config)) {
   documents_ = mockup.documents();
+  seed_ = instance_key(config_.index);
   for (auto& [path, doc] : documents_) {
     if (!doc.is_json) continue;
     make_unique(doc.json, config_.index);
+    if (drifts(doc.json)) sensor_base_.emplace(path, doc.json);
     const std::string type = doc.json.value("@odata.type", "");
     if (type.rfind("#SessionCollection.", 0) == 0) sessions_path_ = path;
+    if (type.rfind("#Manager.", 0) == 0) {
+      const std::string target = action_target(doc.json, "#Manager.Reset");
+      if (!target.empty()) manager_reset_targets_.emplace(target, path);
+    }
+    if (type.rfind("#UpdateService.", 0) == 0)
+      simple_update_target_ = action_target(doc.json, "#UpdateService.SimpleUpdate");
     if (type.rfind("#ComputerSystem.", 0) != 0) continue;
     const auto actions = doc.json.find("Actions");
-    if (actions == doc.json.end() || !actions->is_object() || !actions->contains(reset_action)) continue;
+    if (actions == doc.json.end() || !actions->is_object() || !actions->contains(reset_action))
+      continue;
     const auto& action = (*actions)[reset_action];
-    if (!action.is_object() || !action.contains("target") || !action["target"].is_string()) continue;
+    if (!action.is_object() || !action.contains("target") || !action["target"].is_string())
+      continue;
     PowerMachine machine;
     machine.reset_target = resource_path(action["target"].get<std::string>());
     machine.steps.push_back({doc.json.value("PowerState", "On"), Clock::duration::zero()});
@@ -221,14 +269,16 @@ bool BmcState::authenticated(const Request& request) {
 
 Response BmcState::handle(const Request& request) {
   std::lock_guard lock(mutex_);
+  ++counters_.requests;
   const std::string target(request.target());
   if (target == "/redfish" || target == "/redfish/")
     return json_response(http::status::ok, {{"v1", "/redfish/v1/"}});
   const std::string path = resource_path(target);
   if (path.empty()) return resource_missing(target);
   const auto method = request.method();
-  const bool is_public = method == http::verb::get &&
-                         (path == "/redfish/v1" || path == "/redfish/v1/odata" || path == "/redfish/v1/$metadata");
+  const bool is_public =
+      method == http::verb::get &&
+      (path == "/redfish/v1" || path == "/redfish/v1/odata" || path == "/redfish/v1/$metadata");
   if (method == http::verb::post && path == sessions_path_) return create_session(request);
   if (!is_public && !authenticated(request)) return no_valid_session();
   switch (method) {
@@ -240,10 +290,14 @@ Response BmcState::handle(const Request& request) {
       }
       return res;
     }
-    case http::verb::post: return post(path, request);
-    case http::verb::patch: return patch(path, request);
-    case http::verb::delete_: return remove(path);
-    default: return method_not_allowed(path);
+    case http::verb::post:
+      return post(path, request);
+    case http::verb::patch:
+      return patch(path, request);
+    case http::verb::delete_:
+      return remove(path);
+    default:
+      return method_not_allowed(path);
   }
 }
 
@@ -259,6 +313,12 @@ Response BmcState::get(const std::string& path) {
     return res;
   }
   refresh_power(path);
+  const auto base = sensor_base_.find(path);
+  if (base != sensor_base_.end()) {
+    Heat heat = Heat::normal;
+    for (const auto& [system, health] : health_set_) heat = std::max(heat, heat_of(health));
+    it->second.json = drifted(base->second, seed_, ++reads_[path], heat);
+  }
   auto res = json_response(http::status::ok, it->second.json);
   if (power_.count(path)) res.set(http::field::etag, etag(path));
   return res;
@@ -267,90 +327,12 @@ Response BmcState::get(const std::string& path) {
 Response BmcState::post(const std::string& path, const Request& request) {
   for (const auto& [system, machine] : power_)
     if (machine.reset_target == path) return reset(system, request);
+  const auto manager = manager_reset_targets_.find(path);
+  if (manager != manager_reset_targets_.end()) return manager_reset(manager->second, request);
+  if (!simple_update_target_.empty() && path == simple_update_target_)
+    return simple_update(request);
   if (documents_.count(path)) return method_not_allowed(path);
   return resource_missing(path);
-}
-
-Response BmcState::reset(const std::string& system_path, const Request& request) {
-  const json body = json::parse(request.body(), nullptr, false);
-  if (body.is_discarded() || !body.is_object()) return malformed_json();
-  const std::string action = "ComputerSystem.Reset";
-  const auto type_it = body.find("ResetType");
-  if (type_it == body.end()) return action_parameter_missing(action, "ResetType");
-  if (!type_it->is_string()) return property_value_type_error(type_it->dump(), "ResetType");
-  const std::string type = type_it->get<std::string>();
-  const json& action_doc = documents_[system_path].json["Actions"][reset_action];
-  static const std::vector<std::string> known = {"On", "ForceOn", "ForceOff", "GracefulShutdown", "ForceRestart",
-                                                 "GracefulRestart", "PowerCycle", "Nmi", "PushPowerButton"};
-  const bool listed = allowed(action_doc, "ResetType", type);
-  if (!listed || std::find(known.begin(), known.end(), type) == known.end())
-    return action_parameter_value_not_in_list(type, "ResetType", action);
-
-  auto& machine = power_[system_path];
-  const std::string now_state = current_power(machine);
-  const bool is_on = now_state == "On" || now_state == "PoweringOn";
-  const Clock::duration d = config_.reset_delay;
-  std::vector<Step> steps;
-  const auto power_on = [&] { steps.insert(steps.end(), {{"PoweringOn", d}, {"On", Clock::duration::zero()}}); };
-  const auto power_off = [&] { steps.insert(steps.end(), {{"PoweringOff", d}, {"Off", Clock::duration::zero()}}); };
-  if (type == "On" || type == "ForceOn") {
-    if (!is_on) power_on();
-  } else if (type == "ForceOff" || type == "GracefulShutdown") {
-    if (is_on) power_off();
-  } else if (type == "ForceRestart" || type == "GracefulRestart" || type == "PowerCycle") {
-    if (is_on) steps.push_back({"PoweringOff", d});
-    power_on();
-  } else if (type == "PushPowerButton") {
-    if (is_on) power_off();
-    else power_on();
-  }  // Nmi: no power change
-  if (!steps.empty()) {
-    machine.steps = std::move(steps);
-    machine.started = config_.now();
-  }
-  ++counters_.resets[type];
-  Response res{http::status::no_content, 11};
-  res.set("OData-Version", "4.0");
-  res.prepare_payload();
-  return res;
-}
-
-Response BmcState::patch(const std::string& path, const Request& request) {
-  const auto doc_it = documents_.find(path);
-  if (doc_it == documents_.end()) return resource_missing(path);
-  if (!power_.count(path)) return method_not_allowed(path);
-  refresh_power(path);
-  const auto if_match = request.find(http::field::if_match);
-  if (if_match != request.end() && if_match->value() != "*" && std::string(if_match->value()) != etag(path))
-    return precondition_failed();
-  const json body = json::parse(request.body(), nullptr, false);
-  if (body.is_discarded() || !body.is_object()) return malformed_json();
-  json& boot = doc_it->second.json["Boot"];
-  json changes = json::object();
-  for (const auto& [key, value] : body.items()) {
-    if (key != "Boot") return property_unknown(key);
-    if (!value.is_object()) return property_value_type_error(value.dump(), "Boot");
-    for (const auto& [name, setting] : value.items()) {
-      static const std::map<std::string, std::vector<std::string>> fixed = {
-          {"BootSourceOverrideEnabled", {"Disabled", "Once", "Continuous"}},
-          {"BootSourceOverrideMode", {"Legacy", "UEFI"}},
-          {"BootSourceOverrideTarget", {}},  // from the document's AllowableValues
-      };
-      const auto rule = fixed.find(name);
-      if (rule == fixed.end()) return property_unknown("Boot/" + name);
-      if (!setting.is_string()) return property_value_type_error(setting.dump(), "Boot/" + name);
-      const std::string text = setting.get<std::string>();
-      const auto& values = rule->second;
-      if ((!values.empty() && std::find(values.begin(), values.end(), text) == values.end()) ||
-          !allowed(boot, name, text))
-        return property_value_not_in_list(text, "Boot/" + name);
-      changes[name] = text;
-    }
-  }
-  for (const auto& [name, value] : changes.items()) boot[name] = value;  // all or nothing
-  auto res = json_response(http::status::ok, doc_it->second.json);
-  res.set(http::field::etag, etag(path));
-  return res;
 }
 
 Response BmcState::create_session(const Request& request) {
@@ -358,8 +340,8 @@ Response BmcState::create_session(const Request& request) {
   if (body.is_discarded() || !body.is_object()) return malformed_json();
   const auto user = body.find("UserName");
   const auto password = body.find("Password");
-  if (user == body.end() || password == body.end() || !user->is_string() || !password->is_string() ||
-      *user != config_.username || *password != config_.password) {
+  if (user == body.end() || password == body.end() || !user->is_string() ||
+      !password->is_string() || *user != config_.username || *password != config_.password) {
     ++counters_.failed_logins;
     return no_valid_session();
   }
@@ -386,16 +368,15 @@ Response BmcState::remove(const std::string& path) {
   const auto session = std::find_if(sessions_.begin(), sessions_.end(), [&](const auto& entry) {
     return sessions_path_ + "/" + entry.second.id == path;
   });
-  if (session == sessions_.end()) return documents_.count(path) ? method_not_allowed(path) : resource_missing(path);
+  if (session == sessions_.end())
+    return documents_.count(path) ? method_not_allowed(path) : resource_missing(path);
   sessions_.erase(session);
   documents_.erase(path);
   json& members = documents_[sessions_path_].json["Members"];
-  members.erase(std::remove(members.begin(), members.end(), json{{"@odata.id", path}}), members.end());
+  members.erase(std::remove(members.begin(), members.end(), json{{"@odata.id", path}}),
+                members.end());
   documents_[sessions_path_].json["Members@odata.count"] = members.size();
-  Response res{http::status::no_content, 11};
-  res.set("OData-Version", "4.0");
-  res.prepare_payload();
-  return res;
+  return no_content();
 }
 
 }  // namespace ironhold::sim::redfish

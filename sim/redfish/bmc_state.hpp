@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/redfish/faults.hpp"
 #include "sim/redfish/mockup.hpp"
 
 namespace ironhold::sim::redfish {
@@ -27,13 +28,22 @@ struct BmcConfig {
   std::string password = "password";
   std::chrono::milliseconds reset_delay{1000};  // each PoweringOn / PoweringOff phase
   std::function<Clock::time_point()> now = [] { return Clock::now(); };
+  // Called (under the BMC's lock, so it must not call back) with saved_state() after every change
+  // worth keeping across restarts: power, boot override, identify, health, SEL entries.
+  std::function<void(const nlohmann::json&)> persist;
 };
 
 struct BmcCounters {
-  unsigned successful_logins = 0;  // sessions created + requests accepted with Basic auth
-  unsigned failed_logins = 0;      // wrong credentials, by session POST or Basic auth
+  unsigned successful_logins = 0;          // sessions created + requests accepted with Basic auth
+  unsigned failed_logins = 0;              // wrong credentials, by session POST or Basic auth
   std::map<std::string, unsigned> resets;  // accepted resets by ResetType
+  std::map<std::string, unsigned> manager_resets;  // accepted #Manager.Reset by ResetType
+  unsigned boot_overrides = 0;                     // accepted PATCHes of Boot
+  unsigned identify_changes = 0;  // accepted PATCHes of LocationIndicatorActive / IndicatorLED
+  unsigned firmware_updates = 0;  // accepted UpdateService.SimpleUpdate actions
+  unsigned requests = 0;          // requests answered by handle()
 };
+nlohmann::json to_json(const BmcCounters& counters);
 
 // Deterministic per-instance rewrites (exposed for tests).
 std::string unique_serial(const std::string& serial, unsigned index);
@@ -51,6 +61,29 @@ class BmcState {
   std::string power_state(const std::string& system_path) const;
   // "@odata.id" of every ComputerSystem with a Reset action.
   std::vector<std::string> systems() const;
+
+  // The control side (bmc_control.cpp): what the control API and tests do to a BMC. A `system` is
+  // a System's Id ("1") or "@odata.id"; empty means every System (health) or the first (others).
+  // Unknown systems and bad values are ironhold::Error (not_found / invalid).
+  Faults faults() const;
+  void set_faults(const Faults& faults);
+  void set_power(const std::string& system, const std::string& state);  // "On" | "Off", at once
+  void set_health(const std::string& health,
+                  const std::string& system = {});           // OK|Warning|Critical
+  std::string health(const std::string& system_path) const;  // the System's Status.Health
+  // Appends a SEL LogEntry to the System's first SEL log service and returns it; ironhold::Error
+  // (conflict) when the System has no SEL log service.
+  nlohmann::json append_sel(const std::string& severity, const std::string& message,
+                            const std::string& sensor_type = {}, const std::string& system = {});
+  void expire_sessions();  // every client must log in again
+  std::size_t session_count() const;
+  // {"systems": [{"id", "power_state", "health"}], "faults": [...], "counters": {...}}
+  nlohmann::json describe() const;
+  // What --state-dir keeps (power, boot override, identify, health, added SEL entries), and back.
+  nlohmann::json saved_state() const;
+  void restore_state(const nlohmann::json& saved);
+  // Replaces BmcConfig::persist (before serving starts).
+  void set_persist(std::function<void(const nlohmann::json&)> persist);
 
  private:
   struct Step {
@@ -74,11 +107,20 @@ class BmcState {
   Response get(const std::string& path);
   Response post(const std::string& path, const Request& request);
   Response patch(const std::string& path, const Request& request);
+  Response patch_system(const std::string& path, const nlohmann::json& body);
   Response remove(const std::string& path);
   Response reset(const std::string& system_path, const Request& request);
   Response create_session(const Request& request);
   Response json_response(http::status status, const nlohmann::json& body) const;
   std::string etag(const std::string& path) const;
+  Response manager_reset(const std::string& manager_path, const Request& request);
+  Response simple_update(const Request& request);
+  std::string system_path(const std::string& system) const;            // throws not_found
+  std::string sel_entries_path(const std::string& system_path) const;  // empty when none
+  void add_sel_entry(const std::string& entries_path, nlohmann::json entry);
+  void set_health_locked(const std::string& path, const std::string& health);
+  nlohmann::json saved_state_locked() const;
+  void changed();  // hands saved_state to config_.persist
 
   BmcConfig config_;
   mutable std::mutex mutex_;
@@ -88,6 +130,15 @@ class BmcState {
   std::map<std::string, Session> sessions_;  // by token
   unsigned next_session_ = 1;
   BmcCounters counters_;
+  Faults faults_;
+  std::map<std::string, nlohmann::json> sensor_base_;  // drifting documents as the mockup has them
+  std::map<std::string, std::uint64_t> reads_;         // by path: the drift's tick
+  std::uint64_t seed_ = 0;
+  std::map<std::string, std::string> manager_reset_targets_;  // action target -> Manager path
+  std::string simple_update_target_;
+  std::map<std::string, std::vector<nlohmann::json>> added_sel_;
+  std::map<std::string, std::string>
+      health_set_;  // by system path: what set_health chose  // by entries path, for saving
 };
 
 }  // namespace ironhold::sim::redfish

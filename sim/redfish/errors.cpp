@@ -13,8 +13,8 @@ Response json_response(http::status status, const nlohmann::json& body) {
   return res;
 }
 
-Response redfish_error(http::status status, const std::string& message_id, const std::string& message,
-                       const std::vector<std::string>& args) {
+Response redfish_error(http::status status, const std::string& message_id,
+                       const std::string& message, const std::vector<std::string>& args) {
   const std::string code = std::string(base_registry) + "." + message_id;
   nlohmann::json info = {{"@odata.type", "#Message.v1_1_1.Message"},
                          {"MessageId", code},
@@ -23,8 +23,10 @@ Response redfish_error(http::status status, const std::string& message_id, const
                          {"Severity", "Warning"},
                          {"MessageSeverity", "Warning"},
                          {"Resolution", "Correct the request and resubmit it."}};
-  nlohmann::json body = {
-      {"error", {{"code", code}, {"message", message}, {"@Message.ExtendedInfo", nlohmann::json::array({info})}}}};
+  nlohmann::json body = {{"error",
+                          {{"code", code},
+                           {"message", message},
+                           {"@Message.ExtendedInfo", nlohmann::json::array({info})}}}};
   return json_response(status, body);
 }
 
@@ -47,12 +49,14 @@ Response method_not_allowed(const std::string& url) {
 
 Response malformed_json() {
   return redfish_error(http::status::bad_request, "MalformedJSON",
-                       "The request body submitted was malformed JSON and could not be parsed by the receiving service.");
+                       "The request body submitted was malformed JSON and could not be parsed by "
+                       "the receiving service.");
 }
 
 Response precondition_failed() {
-  return redfish_error(http::status::precondition_failed, "PreconditionFailed",
-                       "The ETag supplied did not match the ETag required to change this resource.");
+  return redfish_error(
+      http::status::precondition_failed, "PreconditionFailed",
+      "The ETag supplied did not match the ETag required to change this resource.");
 }
 
 Response action_parameter_missing(const std::string& action, const std::string& parameter) {
@@ -65,15 +69,16 @@ Response action_parameter_missing(const std::string& action, const std::string& 
 Response action_parameter_value_not_in_list(const std::string& value, const std::string& parameter,
                                             const std::string& action) {
   return redfish_error(http::status::bad_request, "ActionParameterValueNotInList",
-                       "The value '" + value + "' for the parameter " + parameter + " in the action " + action +
-                           " is not in the list of acceptable values.",
+                       "The value '" + value + "' for the parameter " + parameter +
+                           " in the action " + action + " is not in the list of acceptable values.",
                        {value, parameter, action});
 }
 
 Response property_unknown(const std::string& property) {
-  return redfish_error(http::status::bad_request, "PropertyUnknown",
-                       "The property " + property + " is not in the list of valid properties for the resource.",
-                       {property});
+  return redfish_error(
+      http::status::bad_request, "PropertyUnknown",
+      "The property " + property + " is not in the list of valid properties for the resource.",
+      {property});
 }
 
 Response property_value_not_in_list(const std::string& value, const std::string& property) {

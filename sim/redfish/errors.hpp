@@ -18,14 +18,14 @@ inline constexpr const char* base_registry = "Base.1.16.0";
 // A JSON response with the headers every Redfish answer carries.
 Response json_response(http::status status, const nlohmann::json& body);
 
-Response redfish_error(http::status status, const std::string& message_id, const std::string& message,
-                       const std::vector<std::string>& args = {});
+Response redfish_error(http::status status, const std::string& message_id,
+                       const std::string& message, const std::vector<std::string>& args = {});
 
-Response no_valid_session();                                     // 401
-Response resource_missing(const std::string& url);               // 404
-Response method_not_allowed(const std::string& url);             // 405
-Response malformed_json();                                       // 400
-Response precondition_failed();                                  // 412
+Response no_valid_session();                                                                 // 401
+Response resource_missing(const std::string& url);                                           // 404
+Response method_not_allowed(const std::string& url);                                         // 405
+Response malformed_json();                                                                   // 400
+Response precondition_failed();                                                              // 412
 Response action_parameter_missing(const std::string& action, const std::string& parameter);  // 400
 Response action_parameter_value_not_in_list(const std::string& value, const std::string& parameter,
                                             const std::string& action);                      // 400

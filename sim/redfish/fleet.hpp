@@ -1,10 +1,13 @@
 #pragma once
 // N simulated Redfish BMCs from one mockup, all on one io_context: what `ironhold sim redfish`
-// runs, and what tests start in-process.
+// runs, and what tests start in-process. Optionally with the control API (control_api.hpp) on its
+// own loopback port and a state directory (state_dir.hpp) that keeps endpoints, certificates and
+// state across restarts.
 #include <boost/asio/io_context.hpp>
 #include <chrono>
 #include <filesystem>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 #include <thread>
@@ -12,10 +15,17 @@
 
 #include "sim/redfish/bmc_state.hpp"
 #include "sim/redfish/redfish_server.hpp"
+#include "sim/redfish/state_dir.hpp"
 
 namespace ironhold::sim {
 
+namespace redfish {
+class ControlServer;
+}
+
 struct RedfishFleetOptions {
+  // One mockup directory, or a list "DIR:COUNT,DIR:COUNT" (then `count` is ignored): the BMCs
+  // of each group in order, numbered across the fleet.
   std::filesystem::path mockup_dir;
   unsigned count = 1;
   // The first BMC's address; the others follow on consecutive ports (port 0: each gets a free
@@ -26,12 +36,23 @@ struct RedfishFleetOptions {
   std::string password = "password";
   bool tls = true;
   std::chrono::milliseconds reset_delay{1000};
+  // Empty: nothing kept. Else each BMC's endpoint, certificate and state live there; a saved
+  // endpoint wins over `listen`, and one that cannot be bound now is an error naming it.
+  std::filesystem::path state_dir;
+  // Empty: no control API. Else "HOST:PORT" for the plain-HTTP control API (port 0: a free one).
+  std::string control;
 };
 
 // The addresses the BMCs bind, in order; throws ironhold::Error (invalid) for a bad HOST:PORT, a
 // port range past 65535 or an address range leaving 127.0.0.0/8 (or IPv4) with spread_addresses.
-std::vector<boost::asio::ip::tcp::endpoint> fleet_endpoints(const std::string& listen, unsigned count,
-                                                            bool spread_addresses);
+std::vector<boost::asio::ip::tcp::endpoint> fleet_endpoints(const std::string& listen,
+                                                            unsigned count, bool spread_addresses);
+
+// The (mockup, how many) groups `spec` names: a plain directory gives {spec, count}; a list
+// "DIR:N,DIR:N" gives its groups. Throws ironhold::Error (invalid) for a malformed list or a
+// count of 0.
+std::vector<std::pair<std::filesystem::path, unsigned>> mockup_groups(const std::string& spec,
+                                                                      unsigned count);
 
 class RedfishFleet {
  public:
@@ -45,6 +66,23 @@ class RedfishFleet {
   // "https://127.0.0.1:20001"
   const std::string& endpoint(std::size_t i) const { return bmcs_.at(i)->endpoint; }
   redfish::BmcState& state(std::size_t i) { return *bmcs_.at(i)->state; }
+  redfish::RedfishServer& server(std::size_t i) { return *bmcs_.at(i)->server; }
+  bool tls() const { return tls_; }
+
+  // The control side, also what the control API calls; all thread-safe. Out-of-range `i` throws
+  // ironhold::Error (not_found).
+  void set_faults(std::size_t i, const redfish::Faults& faults) {
+    bmc(i).state->set_faults(faults);
+  }
+  void clear_faults(std::size_t i) { bmc(i).state->set_faults({}); }
+  // A new key and certificate for BMC i (kept in the state dir); returns its SHA-256 fingerprint.
+  // ironhold::Error (conflict) for a plain-HTTP fleet.
+  std::string change_certificate(std::size_t i);
+  std::string certificate_fingerprint(std::size_t i) const;  // empty for plain HTTP
+  // {"index", "endpoint", "certificate_sha256", "systems": [...], "faults": [...], "counters", ...}
+  nlohmann::json describe(std::size_t i) const;
+  // "http://127.0.0.1:PORT" of the control API, or empty without one.
+  const std::string& control_endpoint() const { return control_endpoint_; }
 
   void run();    // serves on this thread until stop()
   void start();  // serves on a background thread
@@ -56,9 +94,18 @@ class RedfishFleet {
     std::unique_ptr<redfish::BmcState> state;
     std::unique_ptr<redfish::RedfishServer> server;
     std::string endpoint;
+    std::string address;  // the bound IP, for new certificates' subjectAltName
   };
+  Bmc& bmc(std::size_t i) const;
+  void add_bmc(unsigned index, const redfish::Mockup& mockup, const RedfishFleetOptions& options,
+               const boost::asio::ip::tcp::endpoint& wanted);
+
+  bool tls_ = true;
+  std::unique_ptr<redfish::StateDir> state_dir_;  // before io_: outlives every BMC that saves
   boost::asio::io_context io_;
   std::vector<std::unique_ptr<Bmc>> bmcs_;
+  std::unique_ptr<redfish::ControlServer> control_;
+  std::string control_endpoint_;
   std::thread thread_;
 };
 

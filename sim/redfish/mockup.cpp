@@ -50,8 +50,8 @@ Mockup Mockup::load(const fs::path& dir) {
   Mockup mockup;
   mockup.dir_ = dir;
   std::map<std::string, Document> xml;  // index.xml, used only where there is no index.json
-  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec)) {
+  for (auto it = fs::recursive_directory_iterator(dir, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (!it->is_regular_file()) continue;
     const fs::path file = it->path();
     const fs::path relative = file.lexically_relative(dir);
@@ -63,20 +63,24 @@ Mockup Mockup::load(const fs::path& dir) {
     if (file.extension() == ".json") {
       const std::string text = read_file(file);
       doc.json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-      if (doc.json.is_discarded()) throw invalid("mockup file is not valid JSON: " + file.string(), "mockup");
+      if (doc.json.is_discarded())
+        throw invalid("mockup file is not valid JSON: " + file.string(), "mockup");
       doc.content_type = "application/json";
     } else {
       doc.is_json = false;
       doc.text = read_file(file);
-      doc.content_type = file.extension() == ".xml" ? "application/xml" : "application/octet-stream";
+      doc.content_type =
+          file.extension() == ".xml" ? "application/xml" : "application/octet-stream";
     }
     if (name == "index.xml")
       xml.emplace(url, std::move(doc));
     else
       mockup.documents_.insert_or_assign(url, std::move(doc));
   }
-  if (ec) throw invalid("cannot read mockup directory " + dir.string() + ": " + ec.message(), "mockup");
-  for (auto& [url, doc] : xml) mockup.documents_.emplace(url, std::move(doc));  // keeps an index.json
+  if (ec)
+    throw invalid("cannot read mockup directory " + dir.string() + ": " + ec.message(), "mockup");
+  for (auto& [url, doc] : xml)
+    mockup.documents_.emplace(url, std::move(doc));  // keeps an index.json
   return mockup;
 }
 

@@ -15,6 +15,7 @@
 #include "inventory/error.hpp"
 #include "inventory/util/log.hpp"
 #include "sim/redfish/errors.hpp"
+#include "sim/redfish/wire_faults.hpp"
 #include "sim/tls_cert.hpp"
 
 namespace ironhold::sim::redfish {
@@ -23,22 +24,64 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace ssl = boost::asio::ssl;
 using tcp = asio::ip::tcp;
-constexpr auto as_tuple_awaitable = asio::as_tuple(asio::use_awaitable);
+using wire::as_tuple_awaitable;
+
+namespace {
+
+// The longest a "timeout" BMC keeps a connection open saying nothing.
+constexpr std::chrono::minutes silent_for{10};
+
+std::shared_ptr<ssl::context> make_context(const SelfSignedCert& cert) {
+  auto ctx = std::make_shared<ssl::context>(ssl::context::tls_server);
+  ctx->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
+                   ssl::context::no_sslv3 | ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1);
+  boost::system::error_code ec;
+  ctx->use_certificate_chain(asio::buffer(cert.cert_pem), ec);
+  if (!ec) ctx->use_private_key(asio::buffer(cert.key_pem), ssl::context::pem, ec);
+  if (ec)
+    throw invalid("the simulated BMC's certificate or key is unusable: " + ec.message(),
+                  "certificate");
+  return ctx;
+}
+
+bool is_json(const Response& response) {
+  const auto type = response.find(http::field::content_type);
+  return type != response.end() && type->value().starts_with("application/json") &&
+         !response.body().empty();
+}
+
+}  // namespace
 
 RedfishServer::RedfishServer(asio::io_context& io, BmcState& state, bool tls, ServerLimits limits)
     : io_(io), state_(state), want_tls_(tls), limits_(limits) {}
 
 RedfishServer::~RedfishServer() = default;
 
+void RedfishServer::set_certificate(const SelfSignedCert& cert) {
+  auto ctx = make_context(cert);
+  std::lock_guard lock(ssl_mutex_);
+  ssl_ = std::move(ctx);
+  cert_ = cert;
+}
+
+SelfSignedCert RedfishServer::certificate() const {
+  std::lock_guard lock(ssl_mutex_);
+  return cert_;
+}
+
+std::shared_ptr<ssl::context> RedfishServer::ssl_context() const {
+  std::lock_guard lock(ssl_mutex_);
+  return ssl_;
+}
+
+bool RedfishServer::roll_error(double rate) {
+  if (rate <= 0) return false;
+  return std::uniform_real_distribution<double>(0, 1)(rng_) < rate;
+}
+
 tcp::endpoint RedfishServer::listen(const tcp::endpoint& endpoint) {
-  if (want_tls_) {
-    const SelfSignedCert cert = make_self_signed_cert(endpoint.address().to_string());
-    ssl_ = std::make_unique<ssl::context>(ssl::context::tls_server);
-    ssl_->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3 |
-                      ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1);
-    ssl_->use_certificate_chain(asio::buffer(cert.cert_pem));
-    ssl_->use_private_key(asio::buffer(cert.key_pem), ssl::context::pem);
-  }
+  if (want_tls_ && !ssl_context())
+    set_certificate(make_self_signed_cert(endpoint.address().to_string()));
   acceptor_ = std::make_unique<tcp::acceptor>(io_);
   boost::system::error_code ec;
   acceptor_->open(endpoint.protocol(), ec);
@@ -46,8 +89,8 @@ tcp::endpoint RedfishServer::listen(const tcp::endpoint& endpoint) {
   if (!ec) acceptor_->bind(endpoint, ec);
   if (!ec) acceptor_->listen(asio::socket_base::max_listen_connections, ec);
   if (ec)
-    throw invalid("cannot listen on " + endpoint.address().to_string() + ":" + std::to_string(endpoint.port()) +
-                      ": " + ec.message(),
+    throw invalid("cannot listen on " + endpoint.address().to_string() + ":" +
+                      std::to_string(endpoint.port()) + ": " + ec.message(),
                   "listen");
   auto loop = accept_loop();
   asio::co_spawn(io_, std::move(loop), asio::detached);
@@ -68,8 +111,8 @@ asio::awaitable<void> RedfishServer::accept_loop() {
       log::warn("simulated BMC: accept failed", {{"error", ec.message()}});
       continue;
     }
-    if (ssl_) {
-      auto session = serve_tls(std::move(socket));
+    if (want_tls_) {
+      auto session = serve_tls(std::move(socket), ssl_context());
       asio::co_spawn(io_, std::move(session), asio::detached);
     } else {
       auto session = serve_plain(std::move(socket));
@@ -85,8 +128,9 @@ asio::awaitable<void> RedfishServer::serve_plain(tcp::socket socket) {
   stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
 }
 
-asio::awaitable<void> RedfishServer::serve_tls(tcp::socket socket) {
-  beast::ssl_stream<beast::tcp_stream> stream(beast::tcp_stream(std::move(socket)), *ssl_);
+asio::awaitable<void> RedfishServer::serve_tls(tcp::socket socket,
+                                               std::shared_ptr<ssl::context> ssl) {
+  beast::ssl_stream<beast::tcp_stream> stream(beast::tcp_stream(std::move(socket)), *ssl);
   beast::get_lowest_layer(stream).expires_after(limits_.request_timeout);
   auto [ec] = co_await stream.async_handshake(ssl::stream_base::server, as_tuple_awaitable);
   if (!ec) {
@@ -105,12 +149,14 @@ asio::awaitable<void> RedfishServer::serve_requests(Stream& stream) {
     http::request_parser<http::string_body> parser;
     parser.body_limit(limits_.body_limit);
     parser.header_limit(16 * 1024);
-    beast::get_lowest_layer(stream).expires_after(first ? limits_.request_timeout : limits_.idle_timeout);
+    beast::get_lowest_layer(stream).expires_after(first ? limits_.request_timeout
+                                                        : limits_.idle_timeout);
     first = false;
     auto [ec, bytes] = co_await http::async_read(stream, buffer, parser, as_tuple_awaitable);
     (void)bytes;
     if (ec == http::error::body_limit || ec == http::error::header_limit) {
-      auto res = redfish_error(http::status::payload_too_large, "GeneralError", "The request is too large.");
+      auto res = redfish_error(http::status::payload_too_large, "GeneralError",
+                               "The request is too large.");
       res.keep_alive(false);
       beast::get_lowest_layer(stream).expires_after(limits_.write_timeout);
       co_await http::async_write(stream, res, as_tuple_awaitable);
@@ -118,14 +164,57 @@ asio::awaitable<void> RedfishServer::serve_requests(Stream& stream) {
     }
     if (ec) break;
     Request request = parser.release();
-    Response response = state_.handle(request);
-    response.set(http::field::server, "Ironhold simulated BMC");
-    response.keep_alive(request.keep_alive());
+    const bool more = co_await answer(stream, request);
+    if (!more) break;
+  }
+}
+
+// One request's answer, with the BMC's faults acted out; false when the connection is done.
+template <class Stream>
+asio::awaitable<bool> RedfishServer::answer(Stream& stream, const Request& request) {
+  const Faults faults = state_.faults();
+  if (faults.latency_ms > 0) {
+    asio::steady_timer timer(beast::get_lowest_layer(stream).get_executor());
+    timer.expires_after(std::chrono::milliseconds(faults.latency_ms));
+    auto [timer_ec] = co_await timer.async_wait(as_tuple_awaitable);
+    if (timer_ec) co_return false;
+  }
+  if (faults.timeout) {
+    co_await wire::stay_silent(stream,
+                               std::chrono::duration_cast<std::chrono::milliseconds>(silent_for));
+    co_return false;
+  }
+  if (faults.reset_connections) {
+    wire::reset(stream);
+    co_return false;
+  }
+  const std::string target(request.target());
+  Response response;
+  if (faults.redirect_loop) {
+    response = wire::redirect_loop(target);
+  } else if (roll_error(faults.error_rate)) {
+    response = wire::server_error(roll_error(0.5));
+  } else {
+    response = state_.handle(request);
+  }
+  if ((faults.truncated_json || faults.invalid_json || faults.huge_body_bytes > 0) &&
+      is_json(response)) {
+    response.body() = mangle_body(faults, std::move(response.body()));
+    response.prepare_payload();
+  }
+  response.set(http::field::server, "Ironhold simulated BMC");
+  response.keep_alive(request.keep_alive());
+  bool ok = false;
+  if (faults.slow_drip_ms > 0) {
+    const auto pause = std::chrono::milliseconds(faults.slow_drip_ms);
+    ok = co_await wire::drip(stream, response, pause, limits_.write_timeout);
+  } else {
     beast::get_lowest_layer(stream).expires_after(limits_.write_timeout);
     auto [write_ec, written] = co_await http::async_write(stream, response, as_tuple_awaitable);
     (void)written;
-    if (write_ec || !response.keep_alive()) break;
+    ok = !write_ec;
   }
+  co_return ok&& response.keep_alive();
 }
 
 }  // namespace ironhold::sim::redfish

@@ -1,10 +1,10 @@
 // The simulated Redfish BMCs (sim/redfish/), served in-process on loopback and spoken to over real
 // HTTPS with libcurl, from the DMTF public-rackmount1 mockup.
-#include <catch2/catch.hpp>
 #include <curl/curl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -54,7 +54,8 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* out) {
   const auto colon = line.find(':');
   if (colon != std::string::npos) {
     std::string name = line.substr(0, colon);
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
     std::string value = line.substr(colon + 1);
     value.erase(0, value.find_first_not_of(' '));
     while (!value.empty() && (value.back() == '\r' || value.back() == '\n')) value.pop_back();
@@ -115,7 +116,8 @@ std::string power_state(const std::string& base) {
 
 }  // namespace
 
-TEST_CASE("the mockup loads by the DMTF URL rules and a bad file is named", "[sim][redfish][mockup]") {
+TEST_CASE("the mockup loads by the DMTF URL rules and a bad file is named",
+          "[sim][redfish][mockup]") {
   if (!have_mockup()) return;
   const auto mockup = rf::Mockup::load(mockup_dir);
   const auto& docs = mockup.documents();
@@ -154,7 +156,8 @@ TEST_CASE("per-instance rewrites are deterministic and distinct", "[sim][redfish
   CHECK(rf::unique_mac("12:44:6A:3B:04:11", 3) != rf::unique_mac("12:44:6A:3B:04:11", 4));
 }
 
-TEST_CASE("the service root is open, everything else wants Basic auth or a session", "[sim][redfish][auth]") {
+TEST_CASE("the service root is open, everything else wants Basic auth or a session",
+          "[sim][redfish][auth]") {
   if (!have_mockup()) return;
   ironhold::sim::RedfishFleet fleet(options());
   fleet.start();
@@ -169,7 +172,8 @@ TEST_CASE("the service root is open, everything else wants Basic auth or a sessi
 
   auto denied = fetch(base + "/redfish/v1/Systems");
   CHECK(denied.status == 401);
-  CHECK(denied.doc()["error"]["code"].get<std::string>().find("NoValidSession") != std::string::npos);
+  CHECK(denied.doc()["error"]["code"].get<std::string>().find("NoValidSession") !=
+        std::string::npos);
   CHECK(fetch(base + "/redfish/v1/Systems", basic()).status == 200);
 
   Call wrong;
@@ -220,7 +224,8 @@ TEST_CASE("every system the collection lists is served, and two BMCs differ", "[
         fetch(fleet.endpoint(1) + nic, basic()).doc()["MACAddress"]);
 }
 
-TEST_CASE("Reset goes through PoweringOff to Off, and a disallowed type is a Redfish 400", "[sim][redfish][power]") {
+TEST_CASE("Reset goes through PoweringOff to Off, and a disallowed type is a Redfish 400",
+          "[sim][redfish][power]") {
   if (!have_mockup()) return;
   ironhold::sim::RedfishFleet fleet(options());
   fleet.start();
@@ -231,13 +236,16 @@ TEST_CASE("Reset goes through PoweringOff to Off, and a disallowed type is a Red
   CHECK(fetch(reset, basic({"POST", R"({"ResetType": "ForceOff"})"})).status == 204);
   CHECK(power_state(base) == "PoweringOff");
   const auto deadline = std::chrono::steady_clock::now() + 5s;
-  while (power_state(base) != "Off" && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(50ms);
+  while (power_state(base) != "Off" && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(50ms);
   CHECK(power_state(base) == "Off");
 
-  auto refused = fetch(reset, basic({"POST", R"({"ResetType": "PowerCycle"})"}));  // not in AllowableValues
+  auto refused =
+      fetch(reset, basic({"POST", R"({"ResetType": "PowerCycle"})"}));  // not in AllowableValues
   CHECK(refused.status == 400);
   const auto error = refused.doc()["error"];
-  CHECK(error["code"].get<std::string>().find("ActionParameterValueNotInList") != std::string::npos);
+  CHECK(error["code"].get<std::string>().find("ActionParameterValueNotInList") !=
+        std::string::npos);
   CHECK(error["@Message.ExtendedInfo"].size() == 1);
   CHECK(fetch(reset, basic({"POST", R"({"Reset": "On"})"})).status == 400);
 
@@ -258,7 +266,9 @@ TEST_CASE("the boot override PATCH persists and honours If-Match", "[sim][redfis
   const std::string etag = before.headers.at("etag");
   REQUIRE(!etag.empty());
 
-  Call patch = basic({"PATCH", R"({"Boot": {"BootSourceOverrideTarget": "Cd", "BootSourceOverrideEnabled": "Continuous"}})"});
+  Call patch = basic(
+      {"PATCH",
+       R"({"Boot": {"BootSourceOverrideTarget": "Cd", "BootSourceOverrideEnabled": "Continuous"}})"});
   patch.headers = {"If-Match: " + etag};
   CHECK(fetch(url, patch).status == 200);
   const auto after = fetch(url, basic());
@@ -269,7 +279,9 @@ TEST_CASE("the boot override PATCH persists and honours If-Match", "[sim][redfis
   Call stale = basic({"PATCH", R"({"Boot": {"BootSourceOverrideTarget": "Hdd"}})"});
   stale.headers = {"If-Match: " + etag};
   CHECK(fetch(url, stale).status == 412);
-  CHECK(fetch(url, basic({"PATCH", R"({"Boot": {"BootSourceOverrideTarget": "Floppy"}})"})).status == 400);
+  CHECK(
+      fetch(url, basic({"PATCH", R"({"Boot": {"BootSourceOverrideTarget": "Floppy"}})"})).status ==
+      400);
   CHECK(fetch(url, basic()).doc()["Boot"]["BootSourceOverrideTarget"] == "Cd");
 }
 
@@ -287,7 +299,8 @@ TEST_CASE("addresses: consecutive ports, or consecutive loopback addresses", "[s
   CHECK_THROWS_AS(ironhold::sim::fleet_endpoints("127.0.0.1", 1, false), ironhold::Error);
 }
 
-TEST_CASE("spread-address BMCs answer on their own loopback addresses over plain HTTP", "[sim][redfish]") {
+TEST_CASE("spread-address BMCs answer on their own loopback addresses over plain HTTP",
+          "[sim][redfish]") {
   if (!have_mockup()) return;
   auto o = options(2);
   o.listen = "127.0.93.1:0";

@@ -177,6 +177,7 @@ json filter_parameters() {
       p("site", "exact site"),
       p("rack", "exact rack"),
       p("q", "case-insensitive substring of the name"),
+      p("gpu_model", "exact GPU model of the hardware summary; repeat for several"),
   });
 }
 

@@ -6,9 +6,12 @@ void register_all_routes(Api& api) {
   register_health_routes(api);
   register_meta_routes(api);
   register_node_routes(api);
+  register_hardware_routes(api);
+  register_node_polling_routes(api);
   register_token_routes(api);
   register_audit_routes(api);
   register_console_routes(api);
+  register_metrics_routes(api);
 }
 
 }  // namespace ironhold::web

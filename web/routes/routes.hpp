@@ -10,5 +10,8 @@ void register_node_routes(Api& api);
 void register_token_routes(Api& api);
 void register_audit_routes(Api& api);
 void register_console_routes(Api& api);
+void register_hardware_routes(Api& api);
+void register_node_polling_routes(Api& api);
+void register_metrics_routes(Api& api);
 
 }  // namespace ironhold::web

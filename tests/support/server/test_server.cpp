@@ -6,7 +6,8 @@
 
 namespace ironhold::test {
 
-TestServer::TestServer(web::ServerOptions options, bmc::ProbeOptions probe) {
+TestServer::TestServer(web::ServerOptions options, bmc::ProbeOptions probe,
+                       std::optional<PollerOptions> poller) {
   app::ServiceConfig config;
   config.database_url = database_.url();
   crypto::random_bytes(config.master_key);
@@ -15,6 +16,8 @@ TestServer::TestServer(web::ServerOptions options, bmc::ProbeOptions probe) {
   config.database_connections = 4;
   config.server = options;
   config.probe = probe;
+  config.poller_enabled = poller.has_value();
+  if (poller) config.poller = *poller;
   host_ = std::make_unique<app::ServiceHost>(config);
   port_ = host_->start().port();
 }

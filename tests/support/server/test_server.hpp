@@ -2,6 +2,7 @@
 // A real Ironhold HTTP service on 127.0.0.1:<ephemeral port> over a fresh test database, with a
 // random master key: what the web and CLI tests talk to over real loopback HTTP.
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -13,8 +14,10 @@ namespace ironhold::test {
 class TestServer {
  public:
   // `probe` sets the ports and timeout of the driver-auto probe, so that tests can point it at
-  // peers on unprivileged ports.
-  explicit TestServer(web::ServerOptions options = {}, bmc::ProbeOptions probe = {});
+  // peers on unprivileged ports. The poller runs only when `poller` is given: most tests enroll
+  // addresses nothing answers on (and must send nothing off loopback).
+  explicit TestServer(web::ServerOptions options = {}, bmc::ProbeOptions probe = {},
+                      std::optional<PollerOptions> poller = std::nullopt);
   ~TestServer();
 
   std::string url() const;  // "http://127.0.0.1:PORT"

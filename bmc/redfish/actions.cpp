@@ -1,0 +1,311 @@
+// The actions, sent: each finds its resource from the service root by links (never a fixed
+// path), reads what the BMC allows, and sends what plan_reset / boot_patch / identify_patch say.
+#include "bmc/redfish/actions.hpp"
+
+#include <algorithm>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+namespace ironhold::bmc::redfish {
+
+namespace asio = boost::asio;
+using nlohmann::json;
+
+namespace {
+
+struct Resource {
+  std::string path;
+  json doc;
+  std::optional<std::string> etag;
+};
+using Found = std::variant<Resource, DriverError>;
+
+ActionReport report(const RedfishConnection& connection, std::string detail,
+                    std::optional<DriverError> error = std::nullopt) {
+  ActionReport out;
+  out.detail = std::move(detail);
+  out.error = std::move(error);
+  out.tls_fingerprint = connection.fingerprint();
+  return out;
+}
+
+// The path of a {"@odata.id": ...} link object; empty for anything else.
+std::string id_of(const json& link) {
+  if (!link.is_object()) return {};
+  const auto id = link.find("@odata.id");
+  return id != link.end() && id->is_string() ? path_of(id->get_ref<const std::string&>()) : "";
+}
+
+std::string link(const json& doc, const std::string& property) {
+  if (!doc.is_object()) return {};
+  const auto it = doc.find(property);
+  return it == doc.end() ? std::string() : id_of(*it);
+}
+
+std::string last_segment(const std::string& path) {
+  return path.substr(path.rfind('/') + 1);
+}
+
+asio::awaitable<Found> get_resource(RedfishConnection& connection, std::string path) {
+  std::string method = "GET";
+  const std::string wanted = path;
+  std::optional<json> no_body;
+  http::HeaderList no_headers;
+  CallResult result = co_await connection.call(std::move(method), std::move(path),
+                                               std::move(no_body), std::move(no_headers));
+  if (auto* e = std::get_if<DriverError>(&result)) co_return std::move(*e);
+  RedfishReply& reply = std::get<RedfishReply>(result);
+  if (!reply.body.is_object())
+    co_return DriverError{DriverErrorCode::bad_response, "GET " + wanted + ": not a JSON object"};
+  co_return Resource{wanted, std::move(reply.body), std::move(reply.etag)};
+}
+
+// A member of the collection the service root links as `collection` ("Systems", "Managers"):
+// the one whose Id (or last path segment) is `id`, or the first when `id` is empty.
+asio::awaitable<Found> find_member(RedfishConnection& connection, std::string collection,
+                                   std::string id) {
+  std::string root_path = "/redfish/v1/";
+  Found root = co_await get_resource(connection, std::move(root_path));
+  if (auto* e = std::get_if<DriverError>(&root)) co_return std::move(*e);
+  std::string collection_path = link(std::get<Resource>(root).doc, collection);
+  if (collection_path.empty())
+    co_return DriverError{DriverErrorCode::unsupported, "the service has no " + collection};
+  Found listing = co_await get_resource(connection, std::move(collection_path));
+  if (auto* e = std::get_if<DriverError>(&listing)) co_return std::move(*e);
+  std::vector<std::string> members;
+  const json& doc = std::get<Resource>(listing).doc;
+  if (const auto it = doc.find("Members"); it != doc.end() && it->is_array())
+    for (const auto& member : *it) {
+      const std::string path = id_of(member);
+      if (!path.empty()) members.push_back(path);
+    }
+  if (members.empty())
+    co_return DriverError{DriverErrorCode::bad_response,
+                          "the " + collection + " collection is empty"};
+  // The Id is usually the last segment; otherwise read the members until one says so.
+  std::string chosen;
+  for (const auto& path : members)
+    if (id.empty() || last_segment(path) == id) {
+      chosen = path;
+      break;
+    }
+  if (!chosen.empty()) {
+    Found found = co_await get_resource(connection, std::move(chosen));
+    co_return found;
+  }
+  for (const auto& path : members) {
+    std::string candidate = path;
+    Found found = co_await get_resource(connection, std::move(candidate));
+    if (auto* r = std::get_if<Resource>(&found); r && r->doc.value("Id", std::string()) == id)
+      co_return found;
+  }
+  co_return DriverError{DriverErrorCode::bad_response, "no " + collection + " member " + id};
+}
+
+// The allowed ResetType values: on the action itself, or in its @Redfish.ActionInfo.
+asio::awaitable<std::optional<std::vector<std::string>>> allowed_reset_types(
+    RedfishConnection& connection, const json& action) {
+  if (auto listed = allowable_values(action, "ResetType")) co_return listed;
+  std::string info_path;
+  if (const auto it = action.find("@Redfish.ActionInfo"); it != action.end() && it->is_string())
+    info_path = path_of(it->get<std::string>());
+  if (info_path.empty()) co_return std::nullopt;
+  Found info = co_await get_resource(connection, std::move(info_path));
+  auto* resource = std::get_if<Resource>(&info);
+  if (resource == nullptr) co_return std::nullopt;
+  const auto parameters = resource->doc.find("Parameters");
+  if (parameters == resource->doc.end() || !parameters->is_array()) co_return std::nullopt;
+  for (const auto& p : *parameters) {
+    if (!p.is_object() || p.value("Name", std::string()) != "ResetType") continue;
+    const auto values = p.find("AllowableValues");
+    if (values == p.end() || !values->is_array()) break;
+    std::vector<std::string> out;
+    for (const auto& v : *values)
+      if (v.is_string()) out.push_back(v.get<std::string>());
+    co_return out;
+  }
+  co_return std::nullopt;
+}
+
+asio::awaitable<std::optional<DriverError>> post_reset(RedfishConnection& connection,
+                                                       const std::string& target,
+                                                       const std::string& type) {
+  std::string method = "POST";
+  std::string path = target;
+  std::optional<json> body = json{{"ResetType", type}};
+  http::HeaderList no_headers;
+  CallResult result = co_await connection.call(std::move(method), std::move(path), std::move(body),
+                                               std::move(no_headers));
+  if (auto* e = std::get_if<DriverError>(&result)) co_return std::move(*e);
+  co_return std::nullopt;
+}
+
+asio::awaitable<std::optional<DriverError>> wait_for_off(RedfishConnection& connection,
+                                                         const std::string& system_path,
+                                                         const ActionOptions& options) {
+  const auto deadline = std::chrono::steady_clock::now() + options.power_off_timeout;
+  asio::steady_timer timer(co_await asio::this_coro::executor);
+  std::string state;
+  for (;;) {
+    std::string path = system_path;
+    Found found = co_await get_resource(connection, std::move(path));
+    if (auto* e = std::get_if<DriverError>(&found)) co_return std::move(*e);
+    state = std::get<Resource>(found).doc.value("PowerState", std::string());
+    if (state == "Off") co_return std::nullopt;
+    if (std::chrono::steady_clock::now() + options.power_poll_interval > deadline) break;
+    timer.expires_after(options.power_poll_interval);
+    co_await timer.async_wait(asio::use_awaitable);
+  }
+  co_return DriverError{DriverErrorCode::timeout,
+                        "ForceOff sent, but the System is still " +
+                            (state.empty() ? std::string("not Off") : state) + " after " +
+                            std::to_string(options.power_off_timeout.count() / 1000) + " s"};
+}
+
+}  // namespace
+
+asio::awaitable<ActionReport> power_action(RedfishConnection& connection, std::string system_id,
+                                           PowerAction action, ActionOptions options) {
+  std::string collection = "Systems";
+  Found system = co_await find_member(connection, std::move(collection), std::move(system_id));
+  if (auto* e = std::get_if<DriverError>(&system)) co_return report(connection, "", std::move(*e));
+  const Resource& resource = std::get<Resource>(system);
+  json reset_action;
+  if (const auto actions = resource.doc.find("Actions");
+      actions != resource.doc.end() && actions->is_object())
+    reset_action = actions->value("#ComputerSystem.Reset", json());
+  std::string target;
+  if (reset_action.is_object() && reset_action.contains("target") &&
+      reset_action["target"].is_string())
+    target = path_of(reset_action["target"].get<std::string>());
+  if (target.empty())
+    co_return report(
+        connection, "",
+        DriverError{DriverErrorCode::unsupported, "the System has no ComputerSystem.Reset action"});
+
+  const auto allowed = co_await allowed_reset_types(connection, reset_action);
+  auto plan = plan_reset(action, allowed);
+  if (auto* e = std::get_if<DriverError>(&plan)) co_return report(connection, "", std::move(*e));
+  const auto& steps = std::get<std::vector<std::string>>(plan);
+  std::string detail;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    if (i > 0) {
+      // The off+on fallback of a cycle: On only once the System is really off.
+      auto waited = co_await wait_for_off(connection, resource.path, options);
+      if (waited) co_return report(connection, detail, std::move(waited));
+    }
+    auto failed = co_await post_reset(connection, target, steps[i]);
+    if (failed) co_return report(connection, detail, std::move(failed));
+    detail += (i == 0 ? "ResetType " : " then ") + steps[i];
+  }
+  co_return report(connection, detail);
+}
+
+asio::awaitable<ActionReport> set_boot_override(RedfishConnection& connection,
+                                                std::string system_id, BootRequest boot) {
+  std::string collection = "Systems";
+  Found system = co_await find_member(connection, std::move(collection), std::move(system_id));
+  if (auto* e = std::get_if<DriverError>(&system)) co_return report(connection, "", std::move(*e));
+  Resource resource = std::get<Resource>(std::move(system));
+  const std::string wanted = boot_target(boot.device);
+  const json boot_doc = resource.doc.value("Boot", json::object());
+  if (const auto allowed = allowable_values(boot_doc, "BootSourceOverrideTarget");
+      allowed && std::find(allowed->begin(), allowed->end(), wanted) == allowed->end()) {
+    std::string list;
+    for (const auto& v : *allowed) list += (list.empty() ? "" : ", ") + v;
+    co_return report(
+        connection, "",
+        DriverError{DriverErrorCode::unsupported,
+                    "boot target " + wanted + " not allowed by the BMC (allowed: " + list + ")"});
+  }
+  const json patch = boot_patch(boot);
+  std::string detail = "PATCH Boot";
+  for (const auto& [name, value] : patch["Boot"].items())
+    detail += " " + name + "=" + value.get<std::string>();
+
+  // With an ETag, If-Match makes the PATCH fail (412) instead of overwriting a change made in
+  // between; then the resource is read again, once, and the PATCH repeated with the new ETag.
+  for (int attempt = 1;; ++attempt) {
+    http::HeaderList headers;
+    if (resource.etag) headers.emplace_back("If-Match", *resource.etag);
+    std::string method = "PATCH";
+    std::string path = resource.path;
+    std::optional<json> body = patch;
+    CallResult result = co_await connection.exchange(std::move(method), std::move(path),
+                                                     std::move(body), std::move(headers));
+    if (auto* e = std::get_if<DriverError>(&result))
+      co_return report(connection, "", std::move(*e));
+    const RedfishReply& reply = std::get<RedfishReply>(result);
+    if (reply.status == 412 && attempt == 1) {
+      std::string again = resource.path;
+      Found reread = co_await get_resource(connection, std::move(again));
+      if (auto* e = std::get_if<DriverError>(&reread))
+        co_return report(connection, "", std::move(*e));
+      resource = std::get<Resource>(std::move(reread));
+      continue;
+    }
+    if (reply.status < 200 || reply.status >= 300) {
+      const std::string label = "PATCH " + resource.path;
+      co_return report(connection, "", error_from_status(reply.status, reply.body, label));
+    }
+    if (resource.etag) detail += " (If-Match " + *resource.etag + ")";
+    co_return report(connection, detail);
+  }
+}
+
+asio::awaitable<ActionReport> set_identify(RedfishConnection& connection, std::string system_id,
+                                           bool on) {
+  std::string collection = "Systems";
+  Found system = co_await find_member(connection, std::move(collection), std::move(system_id));
+  if (auto* e = std::get_if<DriverError>(&system)) co_return report(connection, "", std::move(*e));
+  const Resource& resource = std::get<Resource>(system);
+  auto patch = identify_patch(resource.doc, on);
+  if (!patch)
+    co_return report(
+        connection, "",
+        DriverError{DriverErrorCode::unsupported,
+                    "the System has neither LocationIndicatorActive nor IndicatorLED"});
+  const std::string detail = "PATCH " + patch->dump();
+  std::string method = "PATCH";
+  std::string path = resource.path;
+  http::HeaderList no_headers;
+  CallResult result = co_await connection.call(std::move(method), std::move(path), std::move(patch),
+                                               std::move(no_headers));
+  if (auto* e = std::get_if<DriverError>(&result)) co_return report(connection, "", std::move(*e));
+  co_return report(connection, detail);
+}
+
+asio::awaitable<ActionReport> reset_manager(RedfishConnection& connection) {
+  std::string collection = "Managers";
+  std::string first;
+  Found manager = co_await find_member(connection, std::move(collection), std::move(first));
+  if (auto* e = std::get_if<DriverError>(&manager)) co_return report(connection, "", std::move(*e));
+  const Resource& resource = std::get<Resource>(manager);
+  json reset_action;
+  if (const auto actions = resource.doc.find("Actions");
+      actions != resource.doc.end() && actions->is_object())
+    reset_action = actions->value("#Manager.Reset", json());
+  std::string target;
+  if (reset_action.is_object() && reset_action.contains("target") &&
+      reset_action["target"].is_string())
+    target = path_of(reset_action["target"].get<std::string>());
+  if (target.empty())
+    co_return report(
+        connection, "",
+        DriverError{DriverErrorCode::unsupported, "the Manager has no Manager.Reset action"});
+  const auto allowed = co_await allowed_reset_types(connection, reset_action);
+  std::string type = "GracefulRestart";
+  if (allowed && std::find(allowed->begin(), allowed->end(), type) == allowed->end()) {
+    if (allowed->empty())
+      co_return report(
+          connection, "",
+          DriverError{DriverErrorCode::unsupported, "Manager.Reset allows no ResetType"});
+    type = allowed->front();
+  }
+  auto failed = co_await post_reset(connection, target, type);
+  if (failed) co_return report(connection, "", std::move(failed));
+  co_return report(connection, "Manager.Reset ResetType " + type);
+}
+
+}  // namespace ironhold::bmc::redfish

@@ -1,0 +1,51 @@
+#pragma once
+// Redfish actions on a node: ComputerSystem.Reset mapped onto the System's allowed reset types,
+// boot source override, the identify LED and Manager.Reset. The mapping is pure (plan_reset,
+// boot_patch, identify_patch) so it is tested without a BMC; the coroutines send what it says
+// and report it in ActionReport.detail.
+#include <boost/asio/awaitable.hpp>
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "bmc/redfish/redfish_transport.hpp"
+#include "inventory/drivers/node_driver.hpp"
+
+namespace ironhold::bmc::redfish {
+
+struct ActionOptions {
+  // The off+on fallback of a power cycle waits for PowerState Off this long, polling.
+  std::chrono::milliseconds power_off_timeout{120'000};
+  std::chrono::milliseconds power_poll_interval{2'000};
+};
+
+// The ResetType values to send in order: one, or {"ForceOff", "On"} for a cycle the BMC cannot
+// do itself. `allowed` absent means the service does not say (anything goes). A type the BMC
+// does not allow is `unsupported`, with the allowed values in the message.
+std::variant<std::vector<std::string>, DriverError> plan_reset(
+    PowerAction action, const std::optional<std::vector<std::string>>& allowed);
+
+// "Pxe", "Hdd", "Cd", "BiosSetup".
+std::string boot_target(BootDevice device);
+// {"Boot": {BootSourceOverrideTarget, BootSourceOverrideEnabled[, BootSourceOverrideMode]}}.
+nlohmann::json boot_patch(const BootRequest& boot);
+// {"LocationIndicatorActive": on} when the System has it as a boolean (or has no IndicatorLED),
+// else {"IndicatorLED": "Lit"/"Off"}; nothing when the System has neither.
+std::optional<nlohmann::json> identify_patch(const nlohmann::json& system, bool on);
+// An action's allowed ResetType values as the action object lists them; absent when it does not.
+std::optional<std::vector<std::string>> allowable_values(const nlohmann::json& action,
+                                                         const std::string& parameter);
+
+boost::asio::awaitable<ActionReport> power_action(RedfishConnection& connection,
+                                                  std::string system_id, PowerAction action,
+                                                  ActionOptions options);
+boost::asio::awaitable<ActionReport> set_boot_override(RedfishConnection& connection,
+                                                       std::string system_id, BootRequest boot);
+boost::asio::awaitable<ActionReport> set_identify(RedfishConnection& connection,
+                                                  std::string system_id, bool on);
+boost::asio::awaitable<ActionReport> reset_manager(RedfishConnection& connection);
+
+}  // namespace ironhold::bmc::redfish

@@ -1,0 +1,55 @@
+#pragma once
+// Discovery by following @odata.id links from the service root, never fixed paths. What is read
+// depends on the scope: the 30-second status poll reads only the Systems; the sensor poll the
+// chassis sensors and log entries; an inspection everything the normalizer uses. Collections are
+// read through Members (the truth; Members@odata.count is ignored) and Members@odata.nextLink,
+// stopping when a page brings no new member. Bounded: at most max_documents reads per crawl.
+#include <boost/asio/awaitable.hpp>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "bmc/redfish/resource_graph.hpp"
+#include "inventory/drivers/node_driver.hpp"
+
+namespace ironhold::bmc::redfish {
+
+// One authenticated GET of a canonical path: the parsed JSON document or why not. A fetcher
+// never throws. The one exception to "canonical": a collection's next page is requested as its
+// Members@odata.nextLink gives it, path and query ("/redfish/v1/.../Entries?$skiptoken=2"), with
+// any scheme and authority dropped.
+using FetchResult = std::variant<nlohmann::json, DriverError>;
+using Fetcher = std::function<boost::asio::awaitable<FetchResult>(const std::string& path)>;
+
+enum class CrawlScope { status, sensors, inventory };
+
+struct CrawlOptions {
+  CrawlScope scope = CrawlScope::inventory;
+  std::size_t max_documents = 2000;  // a service that links endlessly is cut off (bad_response)
+  std::size_t max_pages = 50;        // nextLink pages per collection
+  // Known System paths (from an earlier crawl) let the status scope skip root and collection.
+  std::vector<std::string> system_paths;
+  // Log entry paths already reported: their documents are not read again (sensors scope).
+  std::function<bool(const std::string& entry_path)> entry_seen;
+  // Log entry documents read per log service and crawl: a service that does not expand its
+  // entries inline and holds thousands would otherwise eat max_documents. Entries left unread
+  // are not "seen", so later sensor polls pick them up.
+  std::size_t max_log_entries = 200;
+};
+
+struct CrawlResult {
+  ResourceGraph graph;
+  // The System paths in Members order (the enrolled node is the first).
+  std::vector<std::string> system_paths;
+  // Resources that could not be read but did not stop the crawl ("GET /redfish/v1/...: 500").
+  std::vector<std::string> warnings;
+  // Set when the crawl could not produce a usable result (root or Systems unreadable, auth
+  // failure, TLS mismatch): the first such error.
+  std::optional<DriverError> error;
+};
+
+boost::asio::awaitable<CrawlResult> crawl(Fetcher fetch, CrawlOptions options);
+
+}  // namespace ironhold::bmc::redfish

@@ -1,0 +1,124 @@
+#include "bmc/redfish/normalizer.hpp"
+
+#include <array>
+#include <utility>
+
+#include "bmc/redfish/json_read.hpp"
+#include "bmc/redfish/normalize_links.hpp"
+#include "bmc/redfish/normalize_parts.hpp"
+
+namespace ironhold::bmc::redfish {
+
+namespace {
+
+using nlohmann::json;
+
+// Redfish PowerState -> the canonical state. Anything else (null, "Unknown", a typo) is unknown.
+constexpr std::array<std::pair<std::string_view, PowerState>, 5> power_states = {{
+    {"On", PowerState::on},
+    {"Off", PowerState::off},
+    {"PoweringOn", PowerState::transitioning},
+    {"PoweringOff", PowerState::transitioning},
+    {"Paused", PowerState::transitioning},
+}};
+
+constexpr std::array<std::pair<std::string_view, Health>, 3> health_values = {{
+    {"OK", Health::ok},
+    {"Warning", Health::warning},
+    {"Critical", Health::critical},
+}};
+
+std::optional<Health> health_value(const json* status, std::string_view key) {
+  std::optional<std::string> text = read_string(status, key);
+  if (!text) return std::nullopt;
+  for (const auto& [name, health] : health_values)
+    if (name == *text) return health;
+  return std::nullopt;
+}
+
+}  // namespace
+
+PowerState power_state_of(std::string_view redfish_value) {
+  for (const auto& [name, state] : power_states)
+    if (name == redfish_value) return state;
+  return PowerState::unknown;
+}
+
+std::string resource_id(const json& document, const std::string& path) {
+  if (auto id = read_string(&document, "Id")) return *id;
+  return last_segment(path);
+}
+
+bool is_absent(const json& document) {
+  return read_string(read_object(&document, "Status"), "State") == "Absent";
+}
+
+Health health_of(const json& status) {
+  if (!status.is_object()) return Health::unknown;
+  std::optional<std::string> state = read_string(&status, "State");
+  if (state == "Absent" || state == "Disabled") return Health::unknown;
+  if (auto rollup = health_value(&status, "HealthRollup")) return *rollup;
+  return health_value(&status, "Health").value_or(Health::unknown);
+}
+
+SystemStatus normalize_status(const ResourceGraph& graph, const std::string& system_path) {
+  SystemStatus status;
+  status.system_id = last_segment(system_path);
+  const json* system = graph.find(system_path);
+  if (!system) return status;
+  status.system_id = resource_id(*system, system_path);
+  if (auto power = read_string(system, "PowerState")) status.power_state = power_state_of(*power);
+  if (const json* redfish_status = read_object(system, "Status"))
+    status.health = health_of(*redfish_status);
+  return status;
+}
+
+SystemSensors normalize_sensors(const ResourceGraph& graph, const std::string& system_path) {
+  SystemSensors result;
+  result.system_id = normalize_status(graph, system_path).system_id;
+  result.sensors = normalize_sensor_readings(graph, system_path);
+  result.events = normalize_events(graph, system_path);
+  return result;
+}
+
+SystemInventory normalize_inventory(const ResourceGraph& graph, const std::string& system_path) {
+  SystemInventory inventory;
+  inventory.status = normalize_status(graph, system_path);
+  inventory.system_id = inventory.status.system_id;
+  if (const json* system = graph.find(system_path)) {
+    SystemIdentity& id = inventory.identity;
+    id.manufacturer = read_string(system, "Manufacturer");
+    id.model = read_string(system, "Model");
+    id.sku = read_string(system, "SKU");
+    id.serial = read_string(system, "SerialNumber");
+    id.part_number = read_string(system, "PartNumber");
+    id.asset_tag = read_string(system, "AssetTag");
+    id.uuid = read_string(system, "UUID");
+    id.bios_version = read_string(system, "BiosVersion");
+  }
+  ComponentsResult parts = normalize_components(graph, system_path);
+  inventory.firmware = normalize_firmware(graph, system_path, parts);
+  inventory.summary = parts.summary;
+  inventory.components = std::move(parts.components);
+  inventory.sensors = normalize_sensor_readings(graph, system_path);
+  inventory.events = normalize_events(graph, system_path);
+  return inventory;
+}
+
+std::optional<std::string> manager_firmware(const ResourceGraph& graph) {
+  std::string collection = root_link(graph, "Managers");
+  if (collection.empty()) return std::nullopt;
+  // A fabric or enclosure manager may come first; the BMC is the one the service runs on.
+  std::optional<std::string> first;
+  for (const auto& path : graph.members(collection)) {
+    const json* manager = graph.find(path);
+    if (!manager) continue;
+    auto version = read_string(manager, "FirmwareVersion");
+    if (!version) continue;
+    if (read_string(manager, "ManagerType") == "BMC") return version;
+    if (!first) first = version;
+  }
+  return first;
+}
+
+}  // namespace ironhold::bmc::redfish

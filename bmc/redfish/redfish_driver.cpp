@@ -1,0 +1,207 @@
+#include "bmc/redfish/redfish_driver.hpp"
+
+#include <memory>
+#include <utility>
+
+#include "bmc/redfish/crawler.hpp"
+#include "bmc/redfish/normalizer.hpp"
+
+namespace ironhold::bmc::redfish {
+
+namespace asio = boost::asio;
+
+namespace {
+
+// The entry's canonical path: what the crawler's entry_seen is asked about.
+std::string entry_key(const HardwareEvent& event) {
+  std::string path = canonical_path(event.source_id);
+  return path.empty() ? event.source_id : path;
+}
+
+template <class Report>
+bool resolve_failed(const DriverTarget& target, Report& report,
+                    std::optional<RedfishTarget>& resolved) {
+  auto result = resolve_target(target);
+  if (auto* e = std::get_if<DriverError>(&result)) {
+    report.error = std::move(*e);
+    return true;
+  }
+  resolved = std::get<RedfishTarget>(std::move(result));
+  return false;
+}
+
+}  // namespace
+
+RedfishDriver::RedfishDriver(asio::any_io_executor executor, RedfishDriverOptions options)
+    : options_(std::move(options)),
+      client_(std::move(executor), options_.http),
+      sessions_(options_.auth_backoff, options_.now) {}
+
+CrawlOptions RedfishDriver::crawl_options(CrawlScope scope) const {
+  CrawlOptions out;
+  out.scope = scope;
+  out.max_documents = options_.max_documents;
+  out.max_pages = options_.max_pages;
+  return out;
+}
+
+std::vector<std::string> RedfishDriver::known_systems(const std::string& node_id) const {
+  std::lock_guard lock(memory_mutex_);
+  const auto it = memory_.find(node_id);
+  return it == memory_.end() ? std::vector<std::string>{} : it->second.system_paths;
+}
+
+void RedfishDriver::remember_systems(const std::string& node_id, std::vector<std::string> paths) {
+  std::lock_guard lock(memory_mutex_);
+  memory_[node_id].system_paths = std::move(paths);
+}
+
+std::vector<HardwareEvent> RedfishDriver::first_reports(const std::string& node_id,
+                                                        std::vector<HardwareEvent> events) {
+  std::lock_guard lock(memory_mutex_);
+  auto& reported = memory_[node_id].reported_entries;
+  std::vector<HardwareEvent> fresh;
+  for (auto& event : events)
+    if (reported.insert(entry_key(event)).second) fresh.push_back(std::move(event));
+  return fresh;
+}
+
+asio::awaitable<StatusReport> RedfishDriver::poll_status(const DriverTarget& target) {
+  StatusReport report;
+  std::optional<RedfishTarget> resolved;
+  if (resolve_failed(target, report, resolved)) co_return report;
+  const std::string node_id = target.node_id;
+  RedfishConnection connection(client_, sessions_, options_.transport, std::move(*resolved));
+  CrawlOptions options = crawl_options(CrawlScope::status);
+  // Known System paths make the steady poll one GET per System, without root and collection.
+  options.system_paths = known_systems(node_id);
+  Fetcher fetch = connection.fetcher();
+  CrawlResult result = co_await crawl(std::move(fetch), std::move(options));
+  report.tls_fingerprint = connection.fingerprint();
+  if (result.error) {
+    // Rediscover next time: the error may be a System that went away.
+    remember_systems(node_id, {});
+    report.error = std::move(result.error);
+    co_return report;
+  }
+  for (const auto& path : result.system_paths)
+    report.systems.push_back(normalize_status(result.graph, path));
+  remember_systems(node_id, std::move(result.system_paths));
+  co_return report;
+}
+
+asio::awaitable<SensorReport> RedfishDriver::poll_sensors(const DriverTarget& target) {
+  SensorReport report;
+  std::optional<RedfishTarget> resolved;
+  if (resolve_failed(target, report, resolved)) co_return report;
+  const std::string node_id = target.node_id;
+  RedfishConnection connection(client_, sessions_, options_.transport, std::move(*resolved));
+  CrawlOptions options = crawl_options(CrawlScope::sensors);
+  options.system_paths = known_systems(node_id);
+  // A snapshot of what was reported: entries in it are not read again. first_reports() below
+  // stays the judge, so two overlapping polls still report an entry once.
+  std::shared_ptr<const std::set<std::string>> seen;
+  {
+    std::lock_guard lock(memory_mutex_);
+    const auto it = memory_.find(node_id);
+    seen = std::make_shared<const std::set<std::string>>(
+        it == memory_.end() ? std::set<std::string>{} : it->second.reported_entries);
+  }
+  options.entry_seen = [seen](const std::string& path) { return seen->count(path) != 0; };
+  Fetcher fetch = connection.fetcher();
+  CrawlResult result = co_await crawl(std::move(fetch), std::move(options));
+  report.tls_fingerprint = connection.fingerprint();
+  if (result.error) {
+    remember_systems(node_id, {});
+    report.error = std::move(result.error);
+    co_return report;
+  }
+  for (const auto& path : result.system_paths) {
+    SystemSensors sensors = normalize_sensors(result.graph, path);
+    sensors.events = first_reports(node_id, std::move(sensors.events));
+    report.systems.push_back(std::move(sensors));
+  }
+  remember_systems(node_id, std::move(result.system_paths));
+  co_return report;
+}
+
+asio::awaitable<InspectionReport> RedfishDriver::inspect(const DriverTarget& target) {
+  InspectionReport report;
+  std::optional<RedfishTarget> resolved;
+  if (resolve_failed(target, report, resolved)) co_return report;
+  const std::string node_id = target.node_id;
+  RedfishConnection connection(client_, sessions_, options_.transport, std::move(*resolved));
+  // A full inspection always walks from the root: it is where new or removed Systems show.
+  CrawlOptions options = crawl_options(CrawlScope::inventory);
+  Fetcher fetch = connection.fetcher();
+  CrawlResult result = co_await crawl(std::move(fetch), std::move(options));
+  report.tls_fingerprint = connection.fingerprint();
+  if (result.error) {
+    report.error = std::move(result.error);
+    co_return report;
+  }
+  for (const auto& path : result.system_paths)
+    report.systems.push_back(normalize_inventory(result.graph, path));
+  report.manager_firmware = manager_firmware(result.graph);
+  remember_systems(node_id, std::move(result.system_paths));
+  co_return report;
+}
+
+asio::awaitable<ActionReport> RedfishDriver::power(const DriverTarget& target,
+                                                   std::string system_id, PowerAction action) {
+  ActionReport report;
+  std::optional<RedfishTarget> resolved;
+  if (resolve_failed(target, report, resolved)) co_return report;
+  RedfishConnection connection(client_, sessions_, options_.transport, std::move(*resolved));
+  report = co_await power_action(connection, std::move(system_id), action, options_.actions);
+  co_return report;
+}
+
+asio::awaitable<ActionReport> RedfishDriver::set_boot(const DriverTarget& target,
+                                                      std::string system_id, BootRequest boot) {
+  ActionReport report;
+  std::optional<RedfishTarget> resolved;
+  if (resolve_failed(target, report, resolved)) co_return report;
+  RedfishConnection connection(client_, sessions_, options_.transport, std::move(*resolved));
+  report = co_await set_boot_override(connection, std::move(system_id), std::move(boot));
+  co_return report;
+}
+
+asio::awaitable<ActionReport> RedfishDriver::identify(const DriverTarget& target,
+                                                      std::string system_id, bool on) {
+  ActionReport report;
+  std::optional<RedfishTarget> resolved;
+  if (resolve_failed(target, report, resolved)) co_return report;
+  RedfishConnection connection(client_, sessions_, options_.transport, std::move(*resolved));
+  report = co_await set_identify(connection, std::move(system_id), on);
+  co_return report;
+}
+
+asio::awaitable<ActionReport> RedfishDriver::reset_controller(const DriverTarget& target) {
+  ActionReport report;
+  std::optional<RedfishTarget> resolved;
+  if (resolve_failed(target, report, resolved)) co_return report;
+  RedfishConnection connection(client_, sessions_, options_.transport, std::move(*resolved));
+  report = co_await reset_manager(connection);
+  co_return report;
+}
+
+asio::awaitable<void> RedfishDriver::shutdown() {
+  // Each BMC holds only a few sessions; leaving ours open until they time out would lock others
+  // out. Failures are ignored: the session expires on its own.
+  std::vector<CachedSession> sessions = sessions_.take_all();
+  for (const auto& session : sessions) {
+    if (session.mode != AuthMode::session || session.session_uri.empty()) continue;
+    http::HttpRequest request;
+    request.method = "DELETE";
+    request.url = session.base_url + session.session_uri;
+    request.headers = {{"X-Auth-Token", session.token}, {"OData-Version", "4.0"}};
+    request.tls = session.tls;
+    request.connect_timeout = options_.transport.connect_timeout;
+    request.total_timeout = options_.transport.total_timeout;
+    http::HttpResult ignored = co_await client_.request(std::move(request));
+    (void)ignored;
+  }
+}
+
+}  // namespace ironhold::bmc::redfish

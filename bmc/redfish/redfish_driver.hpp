@@ -1,0 +1,74 @@
+#pragma once
+// The Redfish NodeDriver: crawls a BMC's service through an authenticated connection (sessions
+// cached per address + user + password hash), normalizes what it read, and sends the actions.
+// One instance serves every Redfish node of the service; it remembers per node the System paths
+// (so the 30-second status poll is one GET per System) and the log entries already reported.
+#include <boost/asio/any_io_executor.hpp>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "bmc/http/bmc_http_client.hpp"
+#include "bmc/redfish/actions.hpp"
+#include "bmc/redfish/redfish_transport.hpp"
+#include "bmc/redfish/session_cache.hpp"
+#include "inventory/drivers/node_driver.hpp"
+
+namespace ironhold::bmc::redfish {
+
+struct RedfishDriverOptions {
+  // per_host_limit 1 and one connection per BMC by default (BMCs are small); retries.
+  http::BmcHttpClient::Options http;
+  TransportOptions transport;  // timeouts and body/JSON caps per request
+  // After rejected credentials: how long before the same credentials are tried again.
+  AuthBackoffOptions auth_backoff;
+  ActionOptions actions;             // the power-cycle fallback's wait for Off
+  std::size_t max_documents = 2000;  // per crawl
+  std::size_t max_pages = 50;        // nextLink pages per collection
+  // The clock of the auth backoff (tests move it).
+  std::function<SessionCache::Clock::time_point()> now = [] { return SessionCache::Clock::now(); };
+};
+
+class RedfishDriver final : public NodeDriver {
+ public:
+  RedfishDriver(boost::asio::any_io_executor executor, RedfishDriverOptions options = {});
+
+  boost::asio::awaitable<StatusReport> poll_status(const DriverTarget& target) override;
+  boost::asio::awaitable<SensorReport> poll_sensors(const DriverTarget& target) override;
+  boost::asio::awaitable<InspectionReport> inspect(const DriverTarget& target) override;
+
+  boost::asio::awaitable<ActionReport> power(const DriverTarget& target, std::string system_id,
+                                             PowerAction action) override;
+  boost::asio::awaitable<ActionReport> set_boot(const DriverTarget& target, std::string system_id,
+                                                BootRequest boot) override;
+  boost::asio::awaitable<ActionReport> identify(const DriverTarget& target, std::string system_id,
+                                                bool on) override;
+  boost::asio::awaitable<ActionReport> reset_controller(const DriverTarget& target) override;
+
+  boost::asio::awaitable<void> shutdown() override;
+
+  http::BmcHttpClient& client() { return client_; }
+
+ private:
+  struct NodeMemory {
+    std::vector<std::string> system_paths;   // from the last successful crawl
+    std::set<std::string> reported_entries;  // log entry paths already reported
+  };
+
+  CrawlOptions crawl_options(CrawlScope scope) const;
+  std::vector<std::string> known_systems(const std::string& node_id) const;
+  void remember_systems(const std::string& node_id, std::vector<std::string> paths);
+  // Keeps the events not reported before and marks them reported.
+  std::vector<HardwareEvent> first_reports(const std::string& node_id,
+                                           std::vector<HardwareEvent> events);
+
+  RedfishDriverOptions options_;
+  http::BmcHttpClient client_;
+  SessionCache sessions_;
+  mutable std::mutex memory_mutex_;           // never held across a suspension
+  std::map<std::string, NodeMemory> memory_;  // by node id
+};
+
+}  // namespace ironhold::bmc::redfish

@@ -1,0 +1,146 @@
+#include "inventory/db/poll_record.hpp"
+
+#include "inventory/db/db_json.hpp"
+#include "inventory/db/node_rows.hpp"
+#include "inventory/error.hpp"
+
+namespace ironhold::db {
+namespace {
+
+PolledNode polled_node(const pqxx::row& r) {
+  PolledNode n;
+  n.id = r["id"].as<std::string>();
+  n.name = r["name"].as<std::string>();
+  n.health = r["health"].as<std::string>();
+  n.power_state = r["power_state"].as<std::string>();
+  if (!r["reachable"].is_null()) n.reachable = r["reachable"].as<bool>();
+  if (!r["last_error"].is_null()) n.last_error = r["last_error"].as<std::string>();
+  return n;
+}
+
+// Reachability: can anything be said about the BMC's state at all? A BMC that refuses the
+// credentials or answers nonsense is reachable; one behind a swapped certificate is not (nothing
+// it says can be trusted).
+bool reachable_despite(DriverErrorCode code) {
+  switch (code) {
+    case DriverErrorCode::unreachable:
+    case DriverErrorCode::timeout:
+    case DriverErrorCode::tls_pin_mismatch:
+    case DriverErrorCode::tls_failed:
+      return false;
+    default:
+      return true;
+  }
+}
+
+Severity severity_of(DriverErrorCode code) {
+  return code == DriverErrorCode::tls_pin_mismatch ? Severity::critical : Severity::warning;
+}
+
+// Trust on first use applies to https endpoints whose tls option is pin (the default).
+bool pins_on_first_use(const PolledFamily& family) {
+  const bool https = family.endpoint.rfind("https://", 0) == 0;
+  const std::string mode = family.options.is_object() ? family.options.value("tls", "pin") : "pin";
+  return https && mode == "pin";
+}
+
+}  // namespace
+
+const PolledNode* PolledFamily::for_system(std::size_t index, const std::string& system_id) const {
+  if (index == 0) return &parent;
+  const auto it = children.find(system_id);
+  return it == children.end() ? nullptr : &it->second;
+}
+
+PolledFamily lock_family(pqxx::transaction_base& tx, const std::string& node_id) {
+  PolledFamily family;
+  const auto rows = tx.exec_params(
+      "SELECT id, name, health, power_state, reachable, last_error, parent_id, system_id, "
+      "       coalesce(endpoint, '') AS endpoint, options::text AS options, tls_fingerprint "
+      "  FROM nodes WHERE (id = $1::uuid OR parent_id = $1::uuid) AND retired_at IS NULL "
+      " ORDER BY parent_id NULLS FIRST FOR UPDATE",
+      node_id);
+  if (rows.empty() || rows[0]["id"].as<std::string>() != node_id)
+    throw Error(ErrorKind::not_found, "node " + node_id + " is no longer in service");
+  family.parent = polled_node(rows[0]);
+  family.endpoint = rows[0]["endpoint"].as<std::string>();
+  family.options = nlohmann::json::parse(rows[0]["options"].c_str(), nullptr, false);
+  if (!rows[0]["tls_fingerprint"].is_null())
+    family.tls_fingerprint = rows[0]["tls_fingerprint"].as<std::string>();
+  for (std::size_t i = 1; i < rows.size(); ++i)
+    if (!rows[i]["system_id"].is_null())
+      family.children.emplace(rows[i]["system_id"].as<std::string>(), polled_node(rows[i]));
+  family.had_components =
+      !tx.exec_params("SELECT 1 FROM components WHERE node_id = $1::uuid LIMIT 1", node_id).empty();
+  return family;
+}
+
+void add_event(pqxx::transaction_base& tx, const PolledNode& node, const std::string& kind,
+               Severity severity, const std::string& message, const nlohmann::json& details) {
+  tx.exec_params(
+      "INSERT INTO events (node_id, node_name, kind, severity, message, details) "
+      "VALUES ($1::uuid, $2, $3, $4, $5, $6::jsonb)",
+      node.id, node.name, kind, std::string(to_string(severity)), db_text(message),
+      db_json(details));
+}
+
+void record_outcome(pqxx::transaction_base& tx, PolledFamily& family,
+                    const DriverOutcome& outcome) {
+  std::vector<PolledNode*> nodes{&family.parent};
+  for (auto& [system, child] : family.children) nodes.push_back(&child);
+
+  if (outcome.error) {
+    const auto& error = *outcome.error;
+    const std::string code(to_string(error.code));
+    const bool reachable = reachable_despite(error.code);
+    for (auto* node : nodes) {
+      if (node->last_error != code)
+        add_event(tx, *node, code, severity_of(error.code), error.message);
+      tx.exec_params(
+          "UPDATE nodes SET reachable = $2, last_error = $3, last_error_message = $4, "
+          "       last_seen = CASE WHEN $2 THEN now() ELSE last_seen END WHERE id = $1::uuid",
+          node->id, reachable, code, db_text(error.message));
+    }
+    return;
+  }
+
+  if (outcome.tls_fingerprint && !family.tls_fingerprint && pins_on_first_use(family)) {
+    tx.exec_params(
+        "UPDATE nodes SET tls_fingerprint = $2 WHERE id = $1::uuid OR parent_id = $1::uuid",
+        family.parent.id, *outcome.tls_fingerprint);
+    add_event(tx, family.parent, "tls_pinned", Severity::info,
+              "pinned the BMC's TLS certificate at the first contact (SHA-256 " +
+                  *outcome.tls_fingerprint + ")",
+              {{"sha256", *outcome.tls_fingerprint}});
+    family.tls_fingerprint = outcome.tls_fingerprint;
+  }
+  for (auto* node : nodes) {
+    if (node->last_error || node->reachable == false)
+      add_event(tx, *node, "recovered", Severity::info,
+                node->last_error ? "the BMC answers again (was: " + *node->last_error + ")"
+                                 : "the BMC answers again");
+    tx.exec_params(
+        "UPDATE nodes SET reachable = true, last_error = NULL, last_error_message = NULL, "
+        "       last_seen = now() WHERE id = $1::uuid",
+        node->id);
+  }
+}
+
+void record_poll_result(pqxx::transaction_base& tx, const PollResult& result) {
+  PolledFamily family = lock_family(tx, result.node_id);
+  record_outcome(tx, family, result.outcome());
+  if (!result.outcome().ok()) return;
+  if (const auto* status = std::get_if<StatusReport>(&result.report)) {
+    record_statuses(tx, family, status->systems);
+  } else if (const auto* sensors = std::get_if<SensorReport>(&result.report)) {
+    for (std::size_t i = 0; i < sensors->systems.size(); ++i) {
+      const auto& system = sensors->systems[i];
+      if (const auto* node = family.for_system(i, system.system_id))
+        record_sensors(tx, *node, system.sensors, system.events);
+    }
+  } else if (const auto* inventory = std::get_if<InspectionReport>(&result.report)) {
+    record_inventory(tx, family, *inventory);
+  }
+}
+
+}  // namespace ironhold::db

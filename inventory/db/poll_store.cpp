@@ -1,0 +1,176 @@
+#include "inventory/db/poll_store.hpp"
+
+#include "inventory/db/node_rows.hpp"
+#include "inventory/db/node_secrets.hpp"
+#include "inventory/db/poll_record.hpp"
+#include "inventory/db/transaction.hpp"
+#include "inventory/error.hpp"
+#include "inventory/util/log.hpp"
+
+namespace ironhold::db {
+namespace {
+
+constexpr std::string_view poll_kind_names[] = {"status", "sensors", "inventory"};
+
+PollKind poll_kind(std::string_view text) {
+  return enum_from_names<PollKind>(poll_kind_names, text).value_or(PollKind::status);
+}
+
+// A text[] literal for a list of driver names (names are [a-z0-9_], but quote anyway).
+std::string text_array(std::span<const std::string> values) {
+  std::string out = "{";
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i) out += ',';
+    out += '"';
+    for (char c : values[i]) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    out += '"';
+  }
+  return out + "}";
+}
+
+PollJob job_from_row(const pqxx::row& r, const crypto::SecretBox& box) {
+  PollJob job;
+  job.target.node_id = r[0].as<std::string>();
+  job.kind = poll_kind(r[1].c_str());
+  job.failures = r[2].as<int>();
+  job.target.node_name = r[3].as<std::string>();
+  job.driver = r[4].as<std::string>();
+  std::string why;
+  if (!r[5].is_null()) {
+    if (auto endpoint = parse_endpoint(r[5].c_str(), why)) job.target.endpoint = *endpoint;
+  }
+  job.target.options = nlohmann::json::parse(r[6].c_str(), nullptr, false);
+  if (!r[7].is_null()) job.target.pinned_fingerprint = r[7].as<std::string>();
+  if (!r[8].is_null()) {
+    try {
+      job.target.credentials = open_node_secrets(box, job.target.node_id, r[8].c_str()).credentials;
+    } catch (const Error& e) {
+      // The poll still runs (the service root needs no credentials); the BMC will refuse and
+      // the node shows auth_failed, while the log says why.
+      log::warn("cannot open a node's credentials",
+                {{"node", job.target.node_name}, {"error", e.what()}});
+    }
+  }
+  return job;
+}
+
+}  // namespace
+
+std::string_view to_string(PollKind kind) {
+  return poll_kind_names[static_cast<int>(kind)];
+}
+
+const DriverOutcome& PollResult::outcome() const {
+  return std::visit([](const auto& r) -> const DriverOutcome& { return r; }, report);
+}
+
+std::vector<PollJob> PollStore::claim(const std::string& owner,
+                                      std::span<const std::string> drivers, int limit,
+                                      std::chrono::seconds lease) {
+  if (drivers.empty() || limit <= 0) return {};
+  return transact(db_, [&](pqxx::work& tx) {
+    const auto rows = tx.exec_params(
+        "WITH due AS ("
+        "  SELECT s.node_id, s.kind FROM poll_schedule s JOIN nodes n ON n.id = s.node_id"
+        "   WHERE s.next_due <= now() AND (s.lease_expires IS NULL OR s.lease_expires < now())"
+        "     AND n.driver = ANY($2::text[]) AND n.retired_at IS NULL"
+        "   ORDER BY s.next_due LIMIT $3 FOR UPDATE OF s SKIP LOCKED) "
+        "UPDATE poll_schedule s SET lease_owner = $1, "
+        "       lease_expires = now() + $4::integer * interval '1 second', last_started = now() "
+        "  FROM due, nodes n WHERE s.node_id = due.node_id AND s.kind = due.kind AND n.id = "
+        "s.node_id "
+        "RETURNING s.node_id, s.kind, s.failures, n.name, n.driver, n.endpoint, n.options::text, "
+        "          n.tls_fingerprint, "
+        "          (SELECT encode(c.sealed, 'hex') FROM node_credentials c WHERE c.node_id = n.id)",
+        owner, text_array(drivers), limit, static_cast<int>(lease.count()));
+    std::vector<PollJob> jobs;
+    jobs.reserve(rows.size());
+    for (const auto& row : rows) jobs.push_back(job_from_row(row, box_));
+    return jobs;
+  });
+}
+
+void PollStore::record(std::span<const PollResult> results, const std::string& owner) {
+  if (results.empty()) return;
+  transact(db_, [&](pqxx::work& tx) {
+    for (const auto& result : results) {
+      try {
+        pqxx::subtransaction one(tx, "poll_result");
+        record_poll_result(one, result);
+        one.commit();
+      } catch (const Error& e) {
+        // A node retired or purged while its poll ran: nothing to record, not a fault.
+        if (e.kind() != ErrorKind::not_found)
+          log::error(
+              "could not record a poll result",
+              {{"node_id", result.node_id}, {"poll", to_string(result.kind)}, {"error", e.what()}});
+      } catch (const std::exception& e) {
+        log::error(
+            "could not record a poll result",
+            {{"node_id", result.node_id}, {"poll", to_string(result.kind)}, {"error", e.what()}});
+      }
+      // The lease goes whatever happened to the result, so the poll is not stuck until it expires.
+      tx.exec_params(
+          "UPDATE poll_schedule SET lease_owner = NULL, lease_expires = NULL, last_finished = "
+          "now(), "
+          "       last_duration_ms = $3, next_due = now() + $4::bigint * interval '1 millisecond', "
+          "       failures = CASE WHEN $5 THEN 0 ELSE failures + 1 END "
+          " WHERE node_id = $1::uuid AND kind = $2 AND (lease_owner = $6 OR lease_owner IS NULL)",
+          result.node_id, std::string(to_string(result.kind)),
+          static_cast<double>(result.duration.count()),
+          static_cast<long long>(result.next_in.count()), result.outcome().ok(), owner);
+    }
+  });
+}
+
+void PollStore::request_inspection(const std::string& node_id) {
+  transact(db_, [&](pqxx::work& tx) {
+    const auto r = tx.exec_params(
+        "UPDATE poll_schedule SET next_due = now() WHERE node_id = $1::uuid AND kind = 'inventory'",
+        node_id);
+    if (r.affected_rows() == 0)
+      throw conflict(
+          "this node is not polled by itself (it is retired, a cloud instance, or a "
+          "System read through its parent's BMC): inspect the parent instead");
+  });
+}
+
+void PollStore::clear_tls_pin(const std::string& node_id) {
+  transact(db_, [&](pqxx::work& tx) {
+    tx.exec_params(
+        "UPDATE nodes SET tls_fingerprint = NULL, "
+        "       last_error = CASE WHEN last_error = 'tls_pin_mismatch' THEN NULL ELSE last_error "
+        "END, "
+        "       last_error_message = CASE WHEN last_error = 'tls_pin_mismatch' THEN NULL "
+        "                                 ELSE last_error_message END, updated_at = now() "
+        " WHERE id = $1::uuid OR parent_id = $1::uuid",
+        node_id);
+    tx.exec_params(
+        "UPDATE poll_schedule SET next_due = now(), failures = 0 WHERE node_id = $1::uuid",
+        node_id);
+  });
+}
+
+std::vector<ScheduleEntry> PollStore::schedule(const std::string& node_id) {
+  return transact(db_, [&](pqxx::work& tx) {
+    std::vector<ScheduleEntry> out;
+    for (const auto& r : tx.exec_params(
+             "SELECT kind, rfc3339(next_due), lease_owner, rfc3339(last_finished), failures "
+             "FROM poll_schedule WHERE node_id = $1::uuid ORDER BY kind",
+             node_id)) {
+      ScheduleEntry e;
+      e.kind = poll_kind(r[0].c_str());
+      e.next_due = r[1].as<std::string>();
+      if (!r[2].is_null()) e.lease_owner = r[2].as<std::string>();
+      if (!r[3].is_null()) e.last_finished = r[3].as<std::string>();
+      e.failures = r[4].as<int>();
+      out.push_back(std::move(e));
+    }
+    return out;
+  });
+}
+
+}  // namespace ironhold::db

@@ -1,0 +1,42 @@
+#include "inventory/drivers/node_driver.hpp"
+
+namespace ironhold {
+namespace {
+
+constexpr std::string_view error_code_names[] = {"unreachable",      "timeout",    "auth_failed",
+                                                 "tls_pin_mismatch", "tls_failed", "bad_response",
+                                                 "unsupported",      "rejected"};
+constexpr std::string_view power_action_names[] = {"on", "off", "cycle", "reset", "soft_off"};
+constexpr std::string_view boot_device_names[] = {"pxe", "disk", "cd", "bios"};
+
+}  // namespace
+
+std::string_view to_string(DriverErrorCode v) {
+  return error_code_names[static_cast<int>(v)];
+}
+
+std::string_view to_string(PowerAction v) {
+  return power_action_names[static_cast<int>(v)];
+}
+template <>
+std::optional<PowerAction> parse_enum<PowerAction>(std::string_view s) {
+  return enum_from_names<PowerAction>(power_action_names, s);
+}
+template <>
+std::span<const std::string_view> enum_names<PowerAction>() {
+  return power_action_names;
+}
+
+std::string_view to_string(BootDevice v) {
+  return boot_device_names[static_cast<int>(v)];
+}
+template <>
+std::optional<BootDevice> parse_enum<BootDevice>(std::string_view s) {
+  return enum_from_names<BootDevice>(boot_device_names, s);
+}
+template <>
+std::span<const std::string_view> enum_names<BootDevice>() {
+  return boot_device_names;
+}
+
+}  // namespace ironhold

@@ -1,0 +1,116 @@
+#pragma once
+// The node driver interface: what the poller and the task engine ask of a BMC or a cloud
+// instance. inventory/ defines it; bmc/redfish, bmc/ipmi and cloudapi/ implement it. Calls are
+// asynchronous and never throw for anything the far side does: failures come back as a
+// DriverError in the report, so one bad BMC is a recorded error on its node and nothing else.
+#include <boost/asio/awaitable.hpp>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "inventory/model/endpoint.hpp"
+#include "inventory/model/hardware.hpp"
+#include "inventory/model/node.hpp"
+
+namespace ironhold {
+
+// Stable codes: they become the node's `last_error` and scripts match on them.
+enum class DriverErrorCode {
+  unreachable,       // connection refused / reset / no route
+  timeout,           // connect or total timeout
+  auth_failed,       // the BMC rejected the credentials (never retried quickly: accounts lock)
+  tls_pin_mismatch,  // the certificate is not the pinned one (refused inside the handshake)
+  tls_failed,        // any other TLS failure (CA verification, handshake)
+  bad_response,      // invalid JSON, wrong types, too large, redirects, missing resources
+  unsupported,       // the BMC does not offer this (no such action, reset type not allowed)
+  rejected,          // the BMC answered the request with an error (4xx/5xx after retries)
+};
+std::string_view to_string(DriverErrorCode code);
+
+struct DriverError {
+  DriverErrorCode code = DriverErrorCode::bad_response;
+  std::string message;  // for a person: what was asked, what came back (never a credential)
+};
+
+// What every call reports besides its result.
+struct DriverOutcome {
+  std::optional<DriverError> error;
+  // The TLS leaf certificate fingerprint (lower-case hex SHA-256) the BMC presented, so that the
+  // caller can pin it on first contact.
+  std::optional<std::string> tls_fingerprint;
+  bool ok() const { return !error; }
+};
+
+// Who to talk to. Built by the poller from the node row and its opened secrets.
+struct DriverTarget {
+  std::string node_id;
+  std::string node_name;
+  Endpoint endpoint;
+  nlohmann::json options = nlohmann::json::object();  // validated bmc options (tls, ca_bundle, ...)
+  std::optional<Credentials> credentials;
+  std::optional<std::string> pinned_fingerprint;  // absent before the first contact
+};
+
+struct StatusReport : DriverOutcome {
+  std::vector<SystemStatus> systems;  // in the service's Members order; [0] is the enrolled node
+};
+struct SensorReport : DriverOutcome {
+  std::vector<SystemSensors> systems;
+};
+struct InspectionReport : DriverOutcome {
+  std::vector<SystemInventory> systems;
+  std::optional<std::string> manager_firmware;  // the BMC's own firmware version
+};
+
+enum class PowerAction { on, off, cycle, reset, soft_off };
+std::string_view to_string(PowerAction action);
+template <>
+std::optional<PowerAction> parse_enum<PowerAction>(std::string_view);
+template <>
+std::span<const std::string_view> enum_names<PowerAction>();
+
+enum class BootDevice { pxe, disk, cd, bios };
+enum class BootMode { uefi, legacy };
+std::string_view to_string(BootDevice device);
+template <>
+std::optional<BootDevice> parse_enum<BootDevice>(std::string_view);
+template <>
+std::span<const std::string_view> enum_names<BootDevice>();
+
+struct BootRequest {
+  BootDevice device = BootDevice::pxe;
+  bool persistent = false;       // Continuous instead of Once
+  std::optional<BootMode> mode;  // leave the BMC's mode alone when absent
+};
+
+struct ActionReport : DriverOutcome {
+  std::string detail;  // what was sent, e.g. "ResetType ForceOff" or "ForceOff then On"
+};
+
+class NodeDriver {
+ public:
+  virtual ~NodeDriver() = default;
+
+  // Power state and health of every System behind the endpoint (cheap: the 30-second poll).
+  virtual boost::asio::awaitable<StatusReport> poll_status(const DriverTarget& target) = 0;
+  // Sensor readings and log entries not reported before by this driver instance.
+  virtual boost::asio::awaitable<SensorReport> poll_sensors(const DriverTarget& target) = 0;
+  // The full inventory (identity, components, firmware, sensors, logs).
+  virtual boost::asio::awaitable<InspectionReport> inspect(const DriverTarget& target) = 0;
+
+  // `system_id` picks the System behind a shared endpoint (empty: the first).
+  virtual boost::asio::awaitable<ActionReport> power(const DriverTarget& target,
+                                                     std::string system_id, PowerAction action) = 0;
+  virtual boost::asio::awaitable<ActionReport> set_boot(const DriverTarget& target,
+                                                        std::string system_id,
+                                                        BootRequest boot) = 0;
+  virtual boost::asio::awaitable<ActionReport> identify(const DriverTarget& target,
+                                                        std::string system_id, bool on) = 0;
+  virtual boost::asio::awaitable<ActionReport> reset_controller(const DriverTarget& target) = 0;
+
+  // Logs out of every session it holds (at service shutdown). Never throws.
+  virtual boost::asio::awaitable<void> shutdown() = 0;
+};
+
+}  // namespace ironhold

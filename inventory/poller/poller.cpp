@@ -1,0 +1,222 @@
+#include "inventory/poller/poller.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/use_future.hpp>
+#include <future>
+
+#include "inventory/crypto/primitives.hpp"
+#include "inventory/util/log.hpp"
+
+namespace ironhold {
+
+namespace asio = boost::asio;
+using Clock = std::chrono::steady_clock;
+
+// Everything the coroutines share; touched only on the strand.
+struct Poller::State {
+  explicit State(const asio::strand<asio::any_io_executor>& strand)
+      : wake(strand), flush_timer(strand) {}
+  asio::steady_timer wake;         // the claim loop's pause
+  asio::steady_timer flush_timer;  // the flush loop's pause
+  bool stopping = false;
+  std::size_t in_flight = 0;
+  bool claim_loop_done = false, flush_loop_done = false;
+  std::vector<db::PollResult> pending;
+  std::minstd_rand random{std::random_device{}()};
+  std::vector<std::promise<void>> idle_waiters;  // stop() waits for in_flight == 0
+};
+
+namespace {
+
+std::string random_owner() {
+  std::uint8_t bytes[6];
+  crypto::random_bytes(bytes);
+  return "ironhold-" + crypto::to_hex(bytes);
+}
+
+template <class Fn>
+asio::awaitable<std::invoke_result_t<Fn>> run_on_pool(Fn fn) {
+  co_return fn();
+}
+
+}  // namespace
+
+template <class Fn>
+asio::awaitable<std::invoke_result_t<Fn>> Poller::blocking(Fn fn) {
+  return asio::co_spawn(blocking_pool_.get_executor(), run_on_pool(std::move(fn)),
+                        asio::use_awaitable);
+}
+
+Poller::Poller(asio::any_io_executor executor, asio::thread_pool& blocking_pool,
+               db::PollStore& store, std::map<std::string, NodeDriver*> drivers,
+               PollerOptions options)
+    : strand_(asio::make_strand(executor)),
+      blocking_pool_(blocking_pool),
+      store_(store),
+      drivers_(std::move(drivers)),
+      options_(std::move(options)),
+      state_(std::make_shared<State>(strand_)) {
+  if (options_.owner.empty()) options_.owner = random_owner();
+  for (const auto& [name, driver] : drivers_)
+    if (driver) driver_names_.push_back(name);
+}
+
+Poller::~Poller() {
+  stop(std::chrono::milliseconds(0));
+}
+
+void Poller::start() {
+  started_ = true;
+  asio::co_spawn(strand_, claim_loop(), asio::detached);
+  asio::co_spawn(strand_, flush_loop(), asio::detached);
+}
+
+asio::awaitable<void> Poller::claim_loop() {
+  auto state = state_;
+  while (!state->stopping) {
+    const std::size_t room =
+        options_.max_in_flight > state->in_flight ? options_.max_in_flight - state->in_flight : 0;
+    const int want = static_cast<int>(
+        std::min<std::size_t>(room, static_cast<std::size_t>(options_.claim_batch)));
+    std::vector<db::PollJob> jobs;
+    if (want > 0) {
+      auto claim = [this, want] {
+        try {
+          return store_.claim(options_.owner, driver_names_, want, options_.lease);
+        } catch (const std::exception& e) {
+          log::warn("could not claim polls; retrying", {{"error", e.what()}});
+          return std::vector<db::PollJob>{};
+        }
+      };
+      jobs = co_await blocking(std::move(claim));
+    }
+    metrics_.count_claimed(jobs.size());
+    for (auto& job : jobs) {
+      ++state->in_flight;
+      asio::co_spawn(strand_.get_inner_executor(), run_poll(std::move(job)), asio::detached);
+    }
+    metrics_.set_in_flight(state->in_flight);
+    if (state->stopping) break;
+    if (want == 0 || static_cast<int>(jobs.size()) < want) {
+      state->wake.expires_after(options_.idle_wait);
+      boost::system::error_code ec;
+      auto token = asio::redirect_error(asio::use_awaitable, ec);
+      co_await state->wake.async_wait(token);
+    }
+  }
+  state->claim_loop_done = true;
+}
+
+// Runs on the plain executor, not the strand, so that the drivers' parsing and normalizing spread
+// over every I/O thread; only the bookkeeping at the end goes through the strand.
+asio::awaitable<void> Poller::run_poll(db::PollJob job) {
+  const auto started = Clock::now();
+  NodeDriver* driver = drivers_.at(job.driver);
+  db::PollResult result;
+  result.kind = job.kind;
+  result.node_id = job.target.node_id;
+  switch (job.kind) {
+    case db::PollKind::status: {
+      StatusReport report = co_await driver->poll_status(job.target);
+      result.report = std::move(report);
+      break;
+    }
+    case db::PollKind::sensors: {
+      SensorReport report = co_await driver->poll_sensors(job.target);
+      result.report = std::move(report);
+      break;
+    }
+    case db::PollKind::inventory: {
+      InspectionReport report = co_await driver->inspect(job.target);
+      result.report = std::move(report);
+      break;
+    }
+  }
+  const auto elapsed =
+      std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - started);
+  result.duration = std::chrono::duration_cast<std::chrono::milliseconds>(elapsed);
+  metrics_.observe(job.kind, elapsed, result.outcome());
+  auto finish = [this, state = state_, failures = job.failures, result = std::move(result)]() mutable {
+    const double uniform = std::uniform_real_distribution<double>(0, 1)(state->random);
+    result.next_in =
+        next_poll_in(options_.intervals, result.kind, result.outcome(), failures, uniform);
+    state->pending.push_back(std::move(result));
+    if (state->pending.size() >= options_.flush_batch) state->flush_timer.cancel();
+    --state->in_flight;
+    metrics_.set_in_flight(state->in_flight);
+    if (state->in_flight < options_.max_in_flight / 2) state->wake.cancel();  // room to claim more
+    if (state->in_flight == 0) {
+      for (auto& waiter : state->idle_waiters) waiter.set_value();
+      state->idle_waiters.clear();
+    }
+  };
+  asio::post(strand_, std::move(finish));
+}
+
+asio::awaitable<void> Poller::flush() {
+  auto state = state_;
+  if (state->pending.empty()) co_return;
+  auto batch = std::make_shared<std::vector<db::PollResult>>(std::move(state->pending));
+  state->pending.clear();
+  auto write = [this, batch] {
+    try {
+      store_.record(*batch, options_.owner);
+      return true;
+    } catch (const std::exception& e) {
+      log::error("could not record poll results; their leases expire and they run again",
+                 {{"error", e.what()}, {"results", batch->size()}});
+      return false;
+    }
+  };
+  const bool written = co_await blocking(std::move(write));
+  if (!written) metrics_.count_record_failure();
+}
+
+asio::awaitable<void> Poller::flush_loop() {
+  auto state = state_;
+  for (;;) {
+    state->flush_timer.expires_after(options_.flush_interval);
+    boost::system::error_code ec;
+    auto token = asio::redirect_error(asio::use_awaitable, ec);
+    co_await state->flush_timer.async_wait(token);
+    co_await flush();
+    if (state->stopping && state->in_flight == 0 && state->claim_loop_done) break;
+  }
+  state->flush_loop_done = true;
+}
+
+void Poller::stop(std::chrono::milliseconds grace) {
+  if (!started_ || stopped_.exchange(true)) return;
+  auto state = state_;
+  std::promise<void> idle;
+  auto idle_future = idle.get_future();
+  std::promise<void> stopping;
+  asio::post(strand_, [state, &idle, &stopping] {
+    if (!state->stopping) {
+      state->stopping = true;
+      state->wake.cancel();
+    }
+    if (state->in_flight == 0)
+      idle.set_value();
+    else
+      state->idle_waiters.push_back(std::move(idle));
+    stopping.set_value();
+  });
+  // The executor may already be stopped (a service shutting down without running): don't hang.
+  if (stopping.get_future().wait_for(std::chrono::seconds(2)) != std::future_status::ready) return;
+  idle_future.wait_for(grace);
+  // Record what finished, then log out of the BMCs.
+  auto final_flush = asio::co_spawn(strand_, flush(), asio::use_future);
+  final_flush.wait_for(std::chrono::seconds(10));
+  for (const auto& [name, driver] : drivers_) {
+    if (!driver) continue;
+    auto logout = asio::co_spawn(strand_, driver->shutdown(), asio::use_future);
+    logout.wait_for(std::chrono::seconds(5));
+  }
+}
+
+}  // namespace ironhold

@@ -1,0 +1,75 @@
+#pragma once
+// The poller: keeps the inventory current by leasing due polls from the schedule in PostgreSQL,
+// running them through the node drivers on the shared Asio executor (thousands concurrently, no
+// thread per BMC), and writing the results back in batches. Database work runs on the blocking
+// pool, never on an I/O thread. Several instances on one database share the work through the
+// leases; an instance that dies leaves leases that expire and move on.
+#include <atomic>
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "inventory/db/poll_store.hpp"
+#include "inventory/drivers/node_driver.hpp"
+#include "inventory/poller/poll_metrics.hpp"
+#include "inventory/poller/poll_policy.hpp"
+
+namespace ironhold {
+
+struct PollerOptions {
+  std::string owner;  // this instance's name in leases; a random one when empty
+  PollIntervals intervals;
+  std::chrono::seconds lease{120};  // longer than any poll may take (timeouts and retries)
+  int claim_batch = 500;
+  std::size_t max_in_flight = 5000;
+  std::chrono::milliseconds idle_wait{1000};  // between claims when nothing more was due
+  std::chrono::milliseconds flush_interval{200};
+  std::size_t flush_batch = 200;
+};
+
+class Poller {
+ public:
+  // `drivers` by driver name ("redfish", ...): nodes with another driver are not claimed.
+  Poller(boost::asio::any_io_executor executor, boost::asio::thread_pool& blocking_pool,
+         db::PollStore& store, std::map<std::string, NodeDriver*> drivers, PollerOptions options);
+  ~Poller();
+  Poller(const Poller&) = delete;
+  Poller& operator=(const Poller&) = delete;
+
+  void start();
+  // Stops claiming, waits (up to `grace`) for polls in flight, records what finished, and logs
+  // the drivers out of their sessions. Blocks; never call it from an I/O thread.
+  void stop(std::chrono::milliseconds grace = std::chrono::seconds(10));
+
+  const PollMetrics& metrics() const { return metrics_; }
+  const std::string& owner() const { return options_.owner; }
+
+ private:
+  struct State;
+  boost::asio::awaitable<void> claim_loop();
+  boost::asio::awaitable<void> flush_loop();
+  boost::asio::awaitable<void> run_poll(db::PollJob job);
+  boost::asio::awaitable<void> flush();
+  template <class Fn>
+  boost::asio::awaitable<std::invoke_result_t<Fn>> blocking(Fn fn);
+
+  boost::asio::strand<boost::asio::any_io_executor> strand_;
+  boost::asio::thread_pool& blocking_pool_;
+  db::PollStore& store_;
+  std::map<std::string, NodeDriver*> drivers_;
+  std::vector<std::string> driver_names_;
+  PollerOptions options_;
+  PollMetrics metrics_;
+  std::shared_ptr<State> state_;
+  bool started_ = false;
+  std::atomic<bool> stopped_{false};
+};
+
+}  // namespace ironhold

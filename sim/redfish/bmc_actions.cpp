@@ -1,0 +1,181 @@
+// BmcState's actions: ComputerSystem.Reset (the power state machine), Manager.Reset,
+// UpdateService.SimpleUpdate, and the PATCH of a System (boot override, identify LED) — each
+// checked against the mockup's AllowableValues and answered as a Redfish service would.
+#include <algorithm>
+
+#include "sim/redfish/bmc_state.hpp"
+#include "sim/redfish/errors.hpp"
+
+namespace ironhold::sim::redfish {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* reset_action = "#ComputerSystem.Reset";
+
+Response no_content() {
+  Response res{http::status::no_content, 11};
+  res.set("OData-Version", "4.0");
+  res.prepare_payload();
+  return res;
+}
+
+bool allowed(const json& object, const std::string& property, const std::string& value) {
+  const auto it = object.find(property + "@Redfish.AllowableValues");
+  if (it == object.end() || !it->is_array()) return true;
+  return std::find(it->begin(), it->end(), json(value)) != it->end();
+}
+
+}  // namespace
+
+Response BmcState::reset(const std::string& system_path, const Request& request) {
+  const json body = json::parse(request.body(), nullptr, false);
+  if (body.is_discarded() || !body.is_object()) return malformed_json();
+  const std::string action = "ComputerSystem.Reset";
+  const auto type_it = body.find("ResetType");
+  if (type_it == body.end()) return action_parameter_missing(action, "ResetType");
+  if (!type_it->is_string()) return property_value_type_error(type_it->dump(), "ResetType");
+  const std::string type = type_it->get<std::string>();
+  const json& action_doc = documents_[system_path].json["Actions"][reset_action];
+  static const std::vector<std::string> known = {"On",
+                                                 "ForceOn",
+                                                 "ForceOff",
+                                                 "GracefulShutdown",
+                                                 "ForceRestart",
+                                                 "GracefulRestart",
+                                                 "PowerCycle",
+                                                 "Nmi",
+                                                 "PushPowerButton"};
+  const bool listed = allowed(action_doc, "ResetType", type);
+  if (!listed || std::find(known.begin(), known.end(), type) == known.end())
+    return action_parameter_value_not_in_list(type, "ResetType", action);
+
+  auto& machine = power_[system_path];
+  const std::string now_state = current_power(machine);
+  const bool is_on = now_state == "On" || now_state == "PoweringOn";
+  const Clock::duration d = config_.reset_delay;
+  std::vector<Step> steps;
+  const auto power_on = [&] {
+    steps.insert(steps.end(), {{"PoweringOn", d}, {"On", Clock::duration::zero()}});
+  };
+  const auto power_off = [&] {
+    steps.insert(steps.end(), {{"PoweringOff", d}, {"Off", Clock::duration::zero()}});
+  };
+  if (type == "On" || type == "ForceOn") {
+    if (!is_on) power_on();
+  } else if (type == "ForceOff" || type == "GracefulShutdown") {
+    if (is_on) power_off();
+  } else if (type == "ForceRestart" || type == "GracefulRestart" || type == "PowerCycle") {
+    if (is_on) steps.push_back({"PoweringOff", d});
+    power_on();
+  } else if (type == "PushPowerButton") {
+    if (is_on)
+      power_off();
+    else
+      power_on();
+  }  // Nmi: no power change
+  if (!steps.empty()) {
+    machine.steps = std::move(steps);
+    machine.started = config_.now();
+  }
+  ++counters_.resets[type];
+  changed();
+  return no_content();
+}
+
+Response BmcState::manager_reset(const std::string& manager_path, const Request& request) {
+  const json body = json::parse(request.body(), nullptr, false);
+  if (body.is_discarded() || !body.is_object()) return malformed_json();
+  const std::string action = "Manager.Reset";
+  // ResetType is optional for a Manager (the service picks); GracefulRestart is what BMCs do.
+  std::string type = "GracefulRestart";
+  const auto type_it = body.find("ResetType");
+  if (type_it != body.end()) {
+    if (!type_it->is_string()) return property_value_type_error(type_it->dump(), "ResetType");
+    type = type_it->get<std::string>();
+  }
+  const json& action_doc = documents_[manager_path].json["Actions"]["#Manager.Reset"];
+  static const std::vector<std::string> known = {"ForceRestart", "GracefulRestart"};
+  if (!allowed(action_doc, "ResetType", type) ||
+      std::find(known.begin(), known.end(), type) == known.end())
+    return action_parameter_value_not_in_list(type, "ResetType", action);
+  ++counters_.manager_resets[type];
+  return no_content();
+}
+
+Response BmcState::simple_update(const Request& request) {
+  const json body = json::parse(request.body(), nullptr, false);
+  if (body.is_discarded() || !body.is_object()) return malformed_json();
+  const auto uri = body.find("ImageURI");
+  if (uri == body.end()) return action_parameter_missing("UpdateService.SimpleUpdate", "ImageURI");
+  if (!uri->is_string()) return property_value_type_error(uri->dump(), "ImageURI");
+  // Accepted and counted; the simulated firmware versions do not change.
+  ++counters_.firmware_updates;
+  return no_content();
+}
+
+Response BmcState::patch(const std::string& path, const Request& request) {
+  const auto doc_it = documents_.find(path);
+  if (doc_it == documents_.end()) return resource_missing(path);
+  if (!power_.count(path)) return method_not_allowed(path);
+  refresh_power(path);
+  const auto if_match = request.find(http::field::if_match);
+  if (if_match != request.end() && if_match->value() != "*" &&
+      std::string(if_match->value()) != etag(path))
+    return precondition_failed();
+  const json body = json::parse(request.body(), nullptr, false);
+  if (body.is_discarded() || !body.is_object()) return malformed_json();
+  return patch_system(path, body);
+}
+
+// All or nothing: every property is checked before any is applied.
+Response BmcState::patch_system(const std::string& path, const json& body) {
+  json& system = documents_.at(path).json;
+  const json boot = system.value("Boot", json::object());
+  json changes = json::object();
+  json identify = json::object();
+  for (const auto& [key, value] : body.items()) {
+    if (key == "LocationIndicatorActive") {
+      if (!system.contains(key)) return property_unknown(key);
+      if (!value.is_boolean()) return property_value_type_error(value.dump(), key);
+      identify[key] = value;
+      continue;
+    }
+    if (key == "IndicatorLED") {
+      if (!system.contains(key)) return property_unknown(key);
+      if (!value.is_string() || (value != "Lit" && value != "Blinking" && value != "Off"))
+        return property_value_not_in_list(value.dump(), key);
+      identify[key] = value;
+      continue;
+    }
+    if (key != "Boot") return property_unknown(key);
+    if (!value.is_object()) return property_value_type_error(value.dump(), "Boot");
+    for (const auto& [name, setting] : value.items()) {
+      static const std::map<std::string, std::vector<std::string>> fixed = {
+          {"BootSourceOverrideEnabled", {"Disabled", "Once", "Continuous"}},
+          {"BootSourceOverrideMode", {"Legacy", "UEFI"}},
+          {"BootSourceOverrideTarget", {}},  // from the document's AllowableValues
+      };
+      const auto rule = fixed.find(name);
+      if (rule == fixed.end()) return property_unknown("Boot/" + name);
+      if (!setting.is_string()) return property_value_type_error(setting.dump(), "Boot/" + name);
+      const std::string text = setting.get<std::string>();
+      const auto& values = rule->second;
+      if ((!values.empty() && std::find(values.begin(), values.end(), text) == values.end()) ||
+          !allowed(boot, name, text))
+        return property_value_not_in_list(text, "Boot/" + name);
+      changes[name] = text;
+    }
+  }
+  for (const auto& [name, value] : changes.items()) system["Boot"][name] = value;
+  for (const auto& [name, value] : identify.items()) system[name] = value;
+  if (!changes.empty()) ++counters_.boot_overrides;
+  if (!identify.empty()) ++counters_.identify_changes;
+  changed();
+  auto res = json_response(http::status::ok, system);
+  res.set(http::field::etag, etag(path));
+  return res;
+}
+
+}  // namespace ironhold::sim::redfish

@@ -1,0 +1,104 @@
+#include "sim/redfish/faults.hpp"
+
+#include "inventory/error.hpp"
+
+namespace ironhold::sim::redfish {
+
+using nlohmann::json;
+
+namespace {
+
+// Caps that keep a typo from making the simulator unusable (a day of latency, a 100 GB body).
+constexpr unsigned max_delay_ms = 600'000;
+constexpr std::uint64_t max_body_bytes = 1ull << 30;
+
+unsigned delay_field(const json& value, const char* name) {
+  if (!value.is_number_unsigned() && !(value.is_number_integer() && value.get<std::int64_t>() >= 0))
+    throw invalid(std::string(name) + " must be a whole number of milliseconds >= 0", name);
+  const auto ms = value.get<std::uint64_t>();
+  if (ms > max_delay_ms)
+    throw invalid(std::string(name) + " must be at most " + std::to_string(max_delay_ms), name);
+  return static_cast<unsigned>(ms);
+}
+
+bool bool_field(const json& value, const char* name) {
+  if (!value.is_boolean()) throw invalid(std::string(name) + " must be true or false", name);
+  return value.get<bool>();
+}
+
+}  // namespace
+
+bool Faults::any() const {
+  return *this != Faults{};
+}
+
+Faults faults_from_json(const json& body, Faults f) {
+  if (!body.is_object()) throw invalid("faults must be a JSON object");
+  for (const auto& [key, value] : body.items()) {
+    if (key == "latency_ms") {
+      f.latency_ms = delay_field(value, "latency_ms");
+    } else if (key == "slow_drip_ms") {
+      f.slow_drip_ms = delay_field(value, "slow_drip_ms");
+    } else if (key == "error_rate") {
+      if (!value.is_number() || value.get<double>() < 0 || value.get<double>() > 1)
+        throw invalid("error_rate must be a number from 0 to 1", "error_rate");
+      f.error_rate = value.get<double>();
+    } else if (key == "huge_body_bytes") {
+      if (!value.is_number_integer() || value.get<std::int64_t>() < 0 ||
+          value.get<std::uint64_t>() > max_body_bytes)
+        throw invalid("huge_body_bytes must be a whole number from 0 to 1073741824",
+                      "huge_body_bytes");
+      f.huge_body_bytes = value.get<std::uint64_t>();
+    } else if (key == "reset_connections") {
+      f.reset_connections = bool_field(value, "reset_connections");
+    } else if (key == "timeout") {
+      f.timeout = bool_field(value, "timeout");
+    } else if (key == "truncated_json") {
+      f.truncated_json = bool_field(value, "truncated_json");
+    } else if (key == "invalid_json") {
+      f.invalid_json = bool_field(value, "invalid_json");
+    } else if (key == "redirect_loop") {
+      f.redirect_loop = bool_field(value, "redirect_loop");
+    } else {
+      throw invalid("unknown fault \"" + key + "\"", key);
+    }
+  }
+  return f;
+}
+
+json to_json(const Faults& f) {
+  return {{"latency_ms", f.latency_ms},
+          {"error_rate", f.error_rate},
+          {"reset_connections", f.reset_connections},
+          {"timeout", f.timeout},
+          {"truncated_json", f.truncated_json},
+          {"invalid_json", f.invalid_json},
+          {"slow_drip_ms", f.slow_drip_ms},
+          {"redirect_loop", f.redirect_loop},
+          {"huge_body_bytes", f.huge_body_bytes}};
+}
+
+json active_faults(const Faults& f) {
+  json names = json::array();
+  const json all = to_json(f);
+  for (const auto& [key, value] : all.items()) {
+    const bool on = value.is_boolean() ? value.get<bool>() : value.get<double>() != 0;
+    if (on) names.push_back(key);
+  }
+  return names;
+}
+
+std::string mangle_body(const Faults& f, std::string body) {
+  if (f.invalid_json) return "<html><body>Internal error {\"Id\": }</body>";  // what some BMCs send
+  if (f.huge_body_bytes > body.size() && !body.empty() && body.back() == '}') {
+    // Still valid JSON, just big: a client has to cap what it reads, not choke on the parse.
+    body.pop_back();
+    const bool empty_object = body.find_last_not_of(" \n\t\r") == body.find('{');
+    const std::size_t pad = f.huge_body_bytes - body.size();
+    body += std::string(empty_object ? "" : ",") + "\"Padding\":\"" + std::string(pad, 'x') + "\"}";
+  }
+  if (f.truncated_json && body.size() > 1) body.resize(body.size() / 2);
+  return body;
+}
+
+}  // namespace ironhold::sim::redfish

@@ -1,0 +1,35 @@
+#pragma once
+// Faults a simulated BMC can be told to show on the wire, so clients meet the misbehaviour of real
+// BMC firmware in tests and benchmarks. The server layer (redfish_server.cpp) acts them out: they
+// change what goes over the socket, not only what handle() returns.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+
+namespace ironhold::sim::redfish {
+
+struct Faults {
+  unsigned latency_ms = 0;            // added before every answer
+  double error_rate = 0;              // share of requests answered 500/503 (503 with Retry-After)
+  bool reset_connections = false;     // read the request, then reset the TCP connection
+  bool timeout = false;               // read the request, never answer
+  bool truncated_json = false;        // the JSON body cut short (Content-Length matches the cut)
+  bool invalid_json = false;          // a body that is not JSON at all
+  unsigned slow_drip_ms = 0;          // the body sent a few bytes at a time, this pause between
+  bool redirect_loop = false;         // 302 between the URL and a twin of it, forever
+  std::uint64_t huge_body_bytes = 0;  // JSON bodies padded to at least this size
+
+  bool any() const;
+  bool operator==(const Faults&) const = default;
+};
+
+// {"latency_ms": 50, "error_rate": 0.2, ...}: every field optional, unknown fields and wrong types
+// are an ironhold::Error (invalid) naming the field. Fields not given keep their value in `base`.
+Faults faults_from_json(const nlohmann::json& body, Faults base = {});
+nlohmann::json to_json(const Faults& faults);
+// Names of the faults that are on ("latency_ms", "timeout", ...), for listings.
+nlohmann::json active_faults(const Faults& faults);
+
+// The body a fault makes of a JSON body; unchanged when no body fault is on.
+std::string mangle_body(const Faults& faults, std::string body);
+
+}  // namespace ironhold::sim::redfish

@@ -1,0 +1,257 @@
+// Sessions, auth backoff and TLS pinning of the Redfish transport, over real HTTPS against the
+// in-process simulator (its login counters are the witness).
+#include <unistd.h>
+
+#include <atomic>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/use_future.hpp>
+#include <future>
+
+#include "bmc/redfish/redfish_driver.hpp"
+#include "bmc/redfish/redfish_transport.hpp"
+#include "bmc/redfish/session_cache.hpp"
+#include "tests/bmc/redfish/driver_test_fixture.hpp"
+
+using namespace ironhold;
+using namespace ironhold::test;
+using namespace ironhold::bmc::redfish;
+namespace asio = boost::asio;
+namespace beast_http = boost::beast::http;
+using nlohmann::json;
+
+namespace {
+
+// A clock the test moves, for the auth backoff.
+struct TestClock {
+  std::shared_ptr<std::atomic<long long>> offset_s = std::make_shared<std::atomic<long long>>(0);
+  std::function<SessionCache::Clock::time_point()> now() const {
+    return [o = offset_s] { return SessionCache::Clock::now() + std::chrono::seconds(o->load()); };
+  }
+  void advance(std::chrono::seconds by) { *offset_s += by.count(); }
+};
+
+struct Transport {
+  explicit Transport(const TestClock& clock = {}) : cache({}, clock.now()) {}
+  IoThreads io;  // first: outlives the client, whose destructor needs the executor
+  bmc::http::BmcHttpClient client{io.io.get_executor(), {}};
+  SessionCache cache;
+  TransportOptions options;
+
+  FetchResult get(const DriverTarget& target, const std::string& path,
+                  std::optional<std::string>* fingerprint = nullptr) {
+    auto resolved = resolve_target(target);
+    REQUIRE(std::holds_alternative<RedfishTarget>(resolved));
+    RedfishConnection connection(client, cache, options, std::get<RedfishTarget>(resolved));
+    FetchResult result = io.run(connection.get_json(path));
+    if (fingerprint) *fingerprint = connection.fingerprint();
+    return result;
+  }
+
+  std::string key(const DriverTarget& target) {
+    return std::get<RedfishTarget>(resolve_target(target)).key;
+  }
+};
+
+sim::redfish::Response sim_call(sim::redfish::BmcState& state, beast_http::verb verb,
+                                const std::string& path, const std::string& token) {
+  sim::redfish::Request request{verb, path, 11};
+  request.set("X-Auth-Token", token);
+  return state.handle(request);
+}
+
+std::string error_text(const FetchResult& r) {
+  if (const auto* e = std::get_if<DriverError>(&r))
+    return std::string(to_string(e->code)) + ": " + e->message;
+  return "ok";
+}
+
+}  // namespace
+
+TEST_CASE("a Redfish session is opened once and reused by every request", "[redfish][session]") {
+  if (!have_rackmount_mockup()) return;
+  SimulatedBmc bmc;
+  Transport transport;
+  const std::string system = mockup_first_system(rackmount_mockup());
+  for (int i = 0; i < 5; ++i) {
+    const FetchResult result = transport.get(bmc.target(), system);
+    INFO(error_text(result));
+    REQUIRE(std::holds_alternative<json>(result));
+    CHECK(std::get<json>(result)["@odata.id"] ==
+          mockup_document(rackmount_mockup(), system)["@odata.id"]);
+  }
+  CHECK(bmc.state().counters().successful_logins == 1);
+  CHECK(bmc.state().counters().failed_logins == 0);
+  const auto session = transport.cache.find(transport.key(bmc.target()));
+  REQUIRE(session);
+  CHECK(session->mode == AuthMode::session);
+  CHECK(session->session_uri.rfind("/redfish/v1/SessionService/Sessions/", 0) == 0);
+}
+
+TEST_CASE("concurrent requests to one BMC log in once", "[redfish][session]") {
+  if (!have_rackmount_mockup()) return;
+  SimulatedBmc bmc;
+  Transport transport;
+  const std::string system = mockup_first_system(rackmount_mockup());
+  auto resolved = std::get<RedfishTarget>(resolve_target(bmc.target()));
+  std::vector<std::unique_ptr<RedfishConnection>> connections;
+  std::vector<std::future<FetchResult>> results;
+  for (int i = 0; i < 4; ++i) {
+    connections.push_back(std::make_unique<RedfishConnection>(transport.client, transport.cache,
+                                                              transport.options, resolved));
+    results.push_back(
+        asio::co_spawn(transport.io.io, connections.back()->get_json(system), asio::use_future));
+  }
+  for (auto& r : results) CHECK(std::holds_alternative<json>(r.get()));
+  CHECK(bmc.state().counters().successful_logins == 1);
+}
+
+TEST_CASE("a deleted Redfish session is replaced by one new login", "[redfish][session]") {
+  if (!have_rackmount_mockup()) return;
+  SimulatedBmc bmc;
+  Transport transport;
+  const std::string system = mockup_first_system(rackmount_mockup());
+  REQUIRE(std::holds_alternative<json>(transport.get(bmc.target(), system)));
+  const auto session = transport.cache.find(transport.key(bmc.target()));
+  REQUIRE(session);
+  // The BMC forgets the session (as on expiry): the next request meets a 401.
+  const auto deleted =
+      sim_call(bmc.state(), beast_http::verb::delete_, session->session_uri, session->token);
+  REQUIRE(deleted.result_int() == 204);
+  const FetchResult again = transport.get(bmc.target(), system);
+  INFO(error_text(again));
+  CHECK(std::holds_alternative<json>(again));
+  CHECK(bmc.state().counters().successful_logins == 2);
+  CHECK(transport.cache.find(transport.key(bmc.target()))->token != session->token);
+}
+
+TEST_CASE("rejected credentials are not tried again until the backoff passes or they change",
+          "[redfish][session]") {
+  if (!have_rackmount_mockup()) return;
+  SimulatedBmc bmc;
+  TestClock clock;
+  Transport transport(clock);
+  const std::string system = mockup_first_system(rackmount_mockup());
+  const auto wrong = bmc.target("not-the-password");
+  for (int i = 0; i < 5; ++i) {
+    const FetchResult result = transport.get(wrong, system);
+    REQUIRE(std::holds_alternative<DriverError>(result));
+    CHECK(std::get<DriverError>(result).code == DriverErrorCode::auth_failed);
+    CHECK(std::get<DriverError>(result).message.find("not-the-password") == std::string::npos);
+  }
+  CHECK(bmc.state().counters().failed_logins == 1);
+
+  // 15 minutes later one more attempt; then the backoff doubles to 30 minutes.
+  clock.advance(std::chrono::minutes(16));
+  CHECK(std::holds_alternative<DriverError>(transport.get(wrong, system)));
+  CHECK(bmc.state().counters().failed_logins == 2);
+  clock.advance(std::chrono::minutes(16));
+  CHECK(std::holds_alternative<DriverError>(transport.get(wrong, system)));
+  CHECK(bmc.state().counters().failed_logins == 2);
+
+  // New credentials are a new key: tried at once.
+  const FetchResult fixed = transport.get(bmc.target("password"), system);
+  INFO(error_text(fixed));
+  CHECK(std::holds_alternative<json>(fixed));
+  CHECK(bmc.state().counters().successful_logins == 1);
+  CHECK(bmc.state().counters().failed_logins == 2);
+}
+
+TEST_CASE("the first contact reports the certificate; a wrong pin is refused before any login",
+          "[redfish][session][tls]") {
+  if (!have_rackmount_mockup()) return;
+  SimulatedBmc bmc;
+  Transport transport;
+  const std::string system = mockup_first_system(rackmount_mockup());
+
+  auto pinned_wrong = bmc.target();
+  pinned_wrong.pinned_fingerprint = std::string(64, 'a');
+  const FetchResult refused = transport.get(pinned_wrong, system);
+  REQUIRE(std::holds_alternative<DriverError>(refused));
+  const auto& error = std::get<DriverError>(refused);
+  CHECK(error.code == DriverErrorCode::tls_pin_mismatch);
+  CHECK(error.message.find(std::string(64, 'a')) != std::string::npos);
+  CHECK(bmc.state().counters().successful_logins == 0);
+  CHECK(bmc.state().counters().failed_logins == 0);
+
+  std::optional<std::string> seen;
+  const FetchResult first = transport.get(bmc.target(), system, &seen);
+  CHECK(std::holds_alternative<json>(first));
+  REQUIRE(seen);
+  CHECK(seen->size() == 64);
+  CHECK(*seen != std::string(64, 'a'));
+
+  auto pinned_right = bmc.target();
+  pinned_right.pinned_fingerprint = seen;
+  std::optional<std::string> again;
+  CHECK(std::holds_alternative<json>(transport.get(pinned_right, system, &again)));
+  CHECK(again == seen);
+}
+
+TEST_CASE("plain http talks to the BMC without TLS", "[redfish][session]") {
+  if (!have_rackmount_mockup()) return;
+  SimulatedBmc bmc(rackmount_mockup(), /*tls=*/false);
+  Transport transport;
+  std::optional<std::string> seen;
+  const auto target = bmc.target();
+  CHECK(target.endpoint.scheme == "http");
+  const FetchResult result = transport.get(target, mockup_first_system(rackmount_mockup()), &seen);
+  INFO(error_text(result));
+  CHECK(std::holds_alternative<json>(result));
+  CHECK_FALSE(seen);
+}
+
+TEST_CASE("shutdown deletes the driver's Redfish sessions", "[redfish][session]") {
+  if (!have_rackmount_mockup()) return;
+  SimulatedBmc bmc;
+  IoThreads io;
+  RedfishDriver driver(io.io.get_executor());
+  const auto sessions =
+      mockup_document(rackmount_mockup(), "/redfish/v1")["Links"]["Sessions"]["@odata.id"]
+          .get<std::string>();
+  auto members = [&] {
+    sim::redfish::Request request{beast_http::verb::get, sessions, 11};
+    request.set(beast_http::field::authorization, "Basic YWRtaW46cGFzc3dvcmQ=");  // admin:password
+    return json::parse(bmc.state().handle(request).body())["Members"].size();
+  };
+  const std::size_t before = members();  // the mockup's own sample sessions
+  const auto report = io.run(driver.identify(bmc.target(), "", false));
+  CHECK(report.ok());
+  CHECK(members() == before + 1);
+  io.run(driver.shutdown());
+  CHECK(members() == before);
+}
+
+TEST_CASE("Basic auth is used where the service has no session service", "[redfish][session]") {
+  if (!have_rackmount_mockup()) return;
+  // A copy of the mockup whose service root links no SessionService.
+  const fs::path dir =
+      fs::temp_directory_path() / ("ironhold-nosessions-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::copy(rackmount_mockup(), dir, fs::copy_options::recursive);
+  json root = mockup_document(dir, "/redfish/v1");
+  root.erase("SessionService");
+  root["Links"].erase("Sessions");
+  std::ofstream(dir / "index.json") << root.dump(2);
+  {
+    SimulatedBmc bmc(dir);
+    Transport transport;
+    const std::string system = mockup_first_system(dir);
+    for (int i = 0; i < 3; ++i) {
+      const FetchResult result = transport.get(bmc.target(), system);
+      INFO(error_text(result));
+      CHECK(std::holds_alternative<json>(result));
+    }
+    const auto session = transport.cache.find(transport.key(bmc.target()));
+    REQUIRE(session);
+    CHECK(session->mode == AuthMode::basic);
+    CHECK(bmc.state().counters().successful_logins == 3);  // Basic: every request
+    CHECK(bmc.state().counters().failed_logins == 0);
+
+    // Wrong credentials with Basic auth are barred like a failed login.
+    const auto wrong = bmc.target("wrong");
+    for (int i = 0; i < 3; ++i)
+      CHECK(std::holds_alternative<DriverError>(transport.get(wrong, system)));
+    CHECK(bmc.state().counters().failed_logins == 1);
+  }
+  fs::remove_all(dir);
+}

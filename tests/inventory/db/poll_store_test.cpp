@@ -1,0 +1,364 @@
+// The poll schedule and the recording of poll results, against a real PostgreSQL database.
+#include "inventory/db/poll_store.hpp"
+
+#include <catch2/catch.hpp>
+#include <pqxx/pqxx>
+#include <set>
+#include <thread>
+
+#include "inventory/db/hardware_store.hpp"
+#include "inventory/db/node_store.hpp"
+#include "tests/support/test_database.hpp"
+
+using namespace ironhold;
+using ironhold::test::TestDatabase;
+using nlohmann::json;
+
+namespace {
+
+struct Fixture {
+  TestDatabase database;
+  db::Database db{db::DatabaseOptions{database.url(), 2}};
+  crypto::SecretBox box{crypto::Key{}};
+  db::NodeStore nodes{db, box};
+  db::PollStore polls{db, box};
+  db::HardwareStore hardware{db};
+  const std::vector<std::string> drivers{"redfish"};
+
+  Node enroll(const std::string& name, const std::string& endpoint = "https://127.0.0.1:1") {
+    NodeSpec spec;
+    spec.name = name;
+    spec.driver = "redfish";
+    std::string why;
+    spec.endpoint = *parse_endpoint(endpoint, why);
+    spec.credentials = Credentials{"admin", "secret-" + name};
+    return nodes.create(spec);
+  }
+
+  // Runs SQL as the owner, for what the API cannot do (moving time).
+  void sql(const std::string& statement) {
+    pqxx::connection c(database.owner_url());
+    pqxx::work tx(c);
+    tx.exec0(statement);
+    tx.commit();
+  }
+
+  long long count(const std::string& query) {
+    pqxx::connection c(database.owner_url());
+    pqxx::nontransaction tx(c);
+    return tx.exec1(query)[0].as<long long>();
+  }
+};
+
+db::PollResult status_result(const std::string& node_id, std::vector<SystemStatus> systems,
+                             std::optional<std::string> fingerprint = std::nullopt) {
+  StatusReport report;
+  report.systems = std::move(systems);
+  report.tls_fingerprint = std::move(fingerprint);
+  db::PollResult r;
+  r.kind = db::PollKind::status;
+  r.node_id = node_id;
+  r.report = std::move(report);
+  r.next_in = std::chrono::milliseconds(30'000);
+  return r;
+}
+
+db::PollResult failed_result(const std::string& node_id, DriverErrorCode code,
+                             const std::string& message) {
+  StatusReport report;
+  report.error = DriverError{code, message};
+  db::PollResult r;
+  r.kind = db::PollKind::status;
+  r.node_id = node_id;
+  r.report = std::move(report);
+  r.next_in = std::chrono::milliseconds(60'000);
+  return r;
+}
+
+SystemInventory inventory_of(const std::string& system_id, const std::string& gpu_firmware) {
+  SystemInventory s;
+  s.system_id = system_id;
+  s.identity.manufacturer = "Acme";
+  s.identity.model = "HGX-8";
+  s.identity.serial = "SN-" + system_id;
+  s.identity.bios_version = "1.2.3";
+  s.status = {system_id, PowerState::on, Health::ok};
+  s.summary.cpu_count = 2;
+  s.summary.gpu_count = 1;
+  s.summary.gpu_model = "H100";
+  s.summary.memory_gib = 512;
+  Component gpu;
+  gpu.kind = ComponentKind::gpu;
+  gpu.slot = "GPU0";
+  gpu.name = "GPU 0";
+  gpu.model = "H100";
+  gpu.serial = "G0";
+  gpu.firmware_version = gpu_firmware;
+  gpu.status = Health::ok;
+  Component cpu;
+  cpu.kind = ComponentKind::cpu;
+  cpu.slot = "CPU0";
+  cpu.model = "Xeon";
+  s.components = {gpu, cpu};
+  s.firmware = {FirmwareItem{"GPU0", "GPU 0 firmware", gpu_firmware, true, "GPU0"},
+                FirmwareItem{"BMC", "BMC", "5.0", true, std::nullopt}};
+  s.sensors = {SensorReading{"Inlet", "temperature", 24.5, "Cel", Health::ok, json::object()},
+               SensorReading{
+                   "GPU0Temp", "gpu_temperature", 61, "Cel", Health::ok, {{"upper_critical", 90}}}};
+  HardwareEvent sel;
+  sel.source_id = "/redfish/v1/Systems/" + system_id + "/LogServices/SEL/Entries/1";
+  sel.severity = Severity::warning;
+  sel.occurred_at = "2026-11-28T10:00:00Z";
+  sel.message = "Fan 2 below lower threshold";
+  sel.details = {{"entry_type", "SEL"}};
+  s.events = {sel};
+  return s;
+}
+
+db::PollResult inspection(const std::string& node_id, std::vector<SystemInventory> systems) {
+  InspectionReport report;
+  report.systems = std::move(systems);
+  report.manager_firmware = "5.0";
+  db::PollResult r;
+  r.kind = db::PollKind::inventory;
+  r.node_id = node_id;
+  r.report = std::move(report);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("enrolling a BMC node schedules its polls; claims lease them once", "[poller][db]") {
+  Fixture f;
+  const Node a = f.enroll("a");
+  const Node b = f.enroll("b");
+  auto first = f.polls.claim("one", f.drivers, 100, std::chrono::seconds(60));
+  CHECK(first.size() == 6);  // status, sensors, inventory of both
+  for (const auto& job : first) {
+    REQUIRE(job.target.credentials);
+    CHECK(job.target.credentials->password == "secret-" + job.target.node_name);
+    CHECK(job.target.endpoint.to_string() == "https://127.0.0.1:1");
+  }
+  // Leased: another instance gets nothing, not even after the first one's claim returned.
+  CHECK(f.polls.claim("two", f.drivers, 100, std::chrono::seconds(60)).empty());
+  // Nodes of drivers this instance has no driver for are left alone.
+  const std::vector<std::string> ipmi_only{"ipmi"};
+  CHECK(f.polls.claim("three", ipmi_only, 100, std::chrono::seconds(60)).empty());
+  // An expired lease (its instance died) is taken up by another.
+  f.sql("UPDATE poll_schedule SET lease_expires = now() - interval '1 second' WHERE node_id = '" +
+        a.id + "'");
+  auto again = f.polls.claim("two", f.drivers, 100, std::chrono::seconds(60));
+  CHECK(again.size() == 3);
+  for (const auto& job : again) CHECK(job.target.node_id == a.id);
+  // Retiring a node removes its schedule.
+  f.nodes.retire(b.id);
+  CHECK(f.count("SELECT count(*) FROM poll_schedule WHERE node_id = '" + b.id + "'") == 0);
+}
+
+TEST_CASE("two instances claiming at once never get the same poll", "[poller][db]") {
+  Fixture f;
+  for (int i = 0; i < 40; ++i) f.enroll("n" + std::to_string(i));
+  std::vector<db::PollJob> one, two;
+  std::thread t1([&] {
+    for (int i = 0; i < 10; ++i) {
+      auto got = f.polls.claim("one", f.drivers, 7, std::chrono::seconds(60));
+      one.insert(one.end(), got.begin(), got.end());
+    }
+  });
+  std::thread t2([&] {
+    for (int i = 0; i < 10; ++i) {
+      auto got = f.polls.claim("two", f.drivers, 7, std::chrono::seconds(60));
+      two.insert(two.end(), got.begin(), got.end());
+    }
+  });
+  t1.join();
+  t2.join();
+  std::set<std::pair<std::string, int>> seen;
+  for (const auto* jobs : {&one, &two})
+    for (const auto& job : *jobs)
+      CHECK(seen.insert({job.target.node_id, static_cast<int>(job.kind)}).second);
+  CHECK(seen.size() == 120);
+}
+
+TEST_CASE("a status result updates power and health, records changes as events and pins TLS once",
+          "[poller][db]") {
+  Fixture f;
+  const Node a = f.enroll("a");
+  f.polls.claim("me", f.drivers, 10, std::chrono::seconds(60));
+  const std::string fp1(64, 'a'), fp2(64, 'b');
+  std::vector<db::PollResult> batch;
+  batch.push_back(status_result(a.id, {{"1", PowerState::on, Health::ok}}, fp1));
+  f.polls.record(batch, "me");
+  Node after = f.nodes.get(a.id);
+  CHECK(after.power_state == PowerState::on);
+  CHECK(after.health == Health::ok);
+  CHECK(after.reachable == true);
+  CHECK(after.tls_fingerprint == fp1);
+  CHECK(after.last_seen);
+  // The lease went and the next poll is due in about next_in.
+  for (const auto& e : f.polls.schedule(a.id))
+    if (e.kind == db::PollKind::status) {
+      CHECK_FALSE(e.lease_owner);
+      CHECK(e.failures == 0);
+    }
+
+  // A later fingerprint never replaces the pin (the driver refuses mismatches in the handshake).
+  batch.clear();
+  batch.push_back(status_result(a.id, {{"1", PowerState::off, Health::critical}}, fp2));
+  f.polls.record(batch, "me");
+  after = f.nodes.get(a.id);
+  CHECK(after.tls_fingerprint == fp1);
+  CHECK(after.health == Health::critical);
+  db::EventQuery q;
+  q.node_id = a.id;
+  const auto events = f.hardware.events(q).items;
+  std::set<std::string> kinds;
+  for (const auto& e : events) kinds.insert(e["kind"].get<std::string>());
+  CHECK(kinds.count("tls_pinned"));
+  CHECK(kinds.count("health_change"));
+  CHECK(kinds.count("power_change"));
+}
+
+TEST_CASE("a failed poll marks the node, backs off and raises one event per new error",
+          "[poller][db]") {
+  Fixture f;
+  const Node a = f.enroll("a");
+  f.polls.claim("me", f.drivers, 10, std::chrono::seconds(60));
+  std::vector<db::PollResult> batch;
+  batch.push_back(failed_result(a.id, DriverErrorCode::tls_pin_mismatch,
+                                "the BMC presented another certificate"));
+  f.polls.record(batch, "me");
+  f.polls.record(batch, "me");
+  const Node after = f.nodes.get(a.id);
+  CHECK(after.reachable == false);
+  CHECK(after.last_error == "tls_pin_mismatch");
+  CHECK(after.last_error_message == "the BMC presented another certificate");
+  CHECK(f.count("SELECT count(*) FROM events WHERE kind = 'tls_pin_mismatch' AND severity = "
+                "'critical'") == 1);
+  CHECK(f.count("SELECT failures FROM poll_schedule WHERE kind = 'status' AND node_id = '" + a.id +
+                "'") == 2);
+
+  // auth_failed: the BMC answered, so it is reachable, but the credentials are wrong.
+  batch.clear();
+  batch.push_back(
+      failed_result(a.id, DriverErrorCode::auth_failed, "401 from the session service"));
+  f.polls.record(batch, "me");
+  CHECK(f.nodes.get(a.id).reachable == true);
+  CHECK(f.nodes.get(a.id).last_error == "auth_failed");
+  // Changing the credentials makes the polls due at once, failures forgotten.
+  f.sql("UPDATE poll_schedule SET next_due = now() + interval '1 hour'");
+  f.nodes.update(a.id, {{"credentials", {{"username", "admin"}, {"password", "new-one"}}}});
+  CHECK(f.count("SELECT count(*) FROM poll_schedule WHERE next_due <= now() AND failures = 0 AND "
+                "node_id = '" +
+                a.id + "'") == 3);
+
+  // Re-pinning forgets the pin and clears the mismatch.
+  batch.clear();
+  batch.push_back(failed_result(a.id, DriverErrorCode::tls_pin_mismatch, "again"));
+  f.polls.record(batch, "me");
+  f.polls.clear_tls_pin(a.id);
+  const Node repinned = f.nodes.get(a.id);
+  CHECK_FALSE(repinned.tls_fingerprint);
+  CHECK_FALSE(repinned.last_error);
+}
+
+TEST_CASE(
+    "an inspection fills identity, summary, components, firmware, sensors and logs, keeping "
+    "history",
+    "[poller][db]") {
+  Fixture f;
+  const Node a = f.enroll("a");
+  std::vector<db::PollResult> batch;
+  batch.push_back(inspection(a.id, {inventory_of("1", "96.00.5A.00.01")}));
+  f.polls.record(batch, "me");
+  Node after = f.nodes.get(a.id);
+  CHECK(after.manufacturer == "Acme");
+  CHECK(after.serial == "SN-1");
+  CHECK(after.hardware["gpu_count"] == 1);
+  CHECK(after.hardware["gpu_model"] == "H100");
+  CHECK(after.identity["bios_version"] == "1.2.3");
+  CHECK(after.identity["bmc_firmware"] == "5.0");
+  CHECK(after.last_inspected);
+  CHECK(f.hardware.components(a.id).size() == 2);
+  CHECK(f.hardware.firmware(a.id, false).size() == 2);
+  CHECK(f.hardware.sensors(a.id, {}).items.size() == 2);
+
+  // The same log entry read again is not recorded twice; a new GPU firmware becomes history.
+  batch.clear();
+  batch.push_back(inspection(a.id, {inventory_of("1", "96.00.5A.00.02")}));
+  f.polls.record(batch, "me");
+  CHECK(f.count("SELECT count(*) FROM events WHERE kind = 'sel'") == 1);
+  const auto current = f.hardware.firmware(a.id, false);
+  const auto history = f.hardware.firmware(a.id, true);
+  CHECK(current.size() == 2);
+  CHECK(history.size() == 3);
+  for (const auto& fw : current)
+    if (fw["component"] == "GPU0") CHECK(fw["version"] == "96.00.5A.00.02");
+  CHECK(f.count("SELECT count(*) FROM components WHERE slot = 'GPU0' AND valid_to IS NOT NULL") ==
+        1);
+  CHECK(f.count("SELECT count(*) FROM events WHERE kind = 'firmware_changed'") == 1);
+  CHECK(f.count("SELECT count(*) FROM events WHERE kind = 'component_changed'") == 1);
+
+  // The node list filters by GPU model.
+  NodeQuery q;
+  q.filter.gpu_model = {"H100"};
+  CHECK(f.nodes.list(q).items.size() == 1);
+  q.filter.gpu_model = {"A100"};
+  CHECK(f.nodes.list(q).items.empty());
+}
+
+TEST_CASE("further Systems behind one BMC become nodes of their own and retire when gone",
+          "[poller][db]") {
+  Fixture f;
+  const Node blade = f.enroll("chassis7");
+  std::vector<db::PollResult> batch;
+  batch.push_back(inspection(blade.id, {inventory_of("Blade1", "1"), inventory_of("Blade2", "1"),
+                                        inventory_of("Blade 3", "1")}));
+  f.polls.record(batch, "me");
+  const Node second = f.nodes.get("chassis7-Blade2");
+  CHECK(second.parent_id == blade.id);
+  CHECK(second.system_id == "Blade2");
+  CHECK(second.serial == "SN-Blade2");
+  CHECK(f.nodes.get("chassis7-Blade-3").serial == "SN-Blade 3");
+  CHECK(f.nodes.get(blade.id).serial == "SN-Blade1");
+  // Children are polled through the parent: no schedule of their own.
+  CHECK(f.count("SELECT count(*) FROM poll_schedule WHERE node_id = '" + second.id + "'") == 0);
+  // A status poll reaches each System's node.
+  batch.clear();
+  batch.push_back(status_result(blade.id, {{"Blade1", PowerState::on, Health::ok},
+                                           {"Blade2", PowerState::off, Health::warning},
+                                           {"Blade 3", PowerState::on, Health::ok}}));
+  f.polls.record(batch, "me");
+  CHECK(f.nodes.get(second.id).health == Health::warning);
+  CHECK(f.nodes.get(second.id).power_state == PowerState::off);
+  // Blade2 is pulled: its node retires, keeping its history.
+  batch.clear();
+  batch.push_back(
+      inspection(blade.id, {inventory_of("Blade1", "1"), inventory_of("Blade 3", "1")}));
+  f.polls.record(batch, "me");
+  CHECK(f.nodes.get(second.id).retired_at);
+  CHECK(f.count("SELECT count(*) FROM components WHERE node_id = '" + second.id + "'") == 2);
+  CHECK(f.count("SELECT count(*) FROM components WHERE node_id = '" + second.id +
+                "' AND valid_to IS NULL") == 0);
+}
+
+TEST_CASE("a result the database refuses loses nothing else in its batch", "[poller][db]") {
+  Fixture f;
+  const Node a = f.enroll("a");
+  const Node b = f.enroll("b");
+  SystemInventory hostile = inventory_of("1", "x");
+  hostile.components[0].slot = std::string("GPU\0zero", 8);
+  hostile.sensors[0].value = std::numeric_limits<double>::quiet_NaN();
+  hostile.events[0].message = std::string("bad\0text", 8);
+  hostile.events[0].occurred_at = "yesterday-ish";
+  std::vector<db::PollResult> batch;
+  batch.push_back(inspection(a.id, {hostile}));
+  batch.push_back(
+      failed_result("00000000-0000-0000-0000-000000000000", DriverErrorCode::timeout, "gone"));
+  batch.push_back(status_result(b.id, {{"1", PowerState::on, Health::ok}}));
+  f.polls.record(batch, "me");
+  CHECK(f.nodes.get(a.id).hardware["gpu_count"] == 1);
+  CHECK(f.nodes.get(b.id).power_state == PowerState::on);
+  const auto sensors = f.hardware.sensors(a.id, {}).items;
+  REQUIRE(sensors.size() == 2);
+}

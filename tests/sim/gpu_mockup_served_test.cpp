@@ -1,0 +1,125 @@
+// Our GPU-server mockup served by the simulator: what the demo's fleet is made of. Login through
+// the service root's Links.Sessions, actions, firmware update and SEL on a LogEntryType SEL
+// service.
+#include <catch2/catch.hpp>
+
+#include "curl_client.hpp"
+#include "inventory/error.hpp"
+#include "sim/redfish/fleet.hpp"
+
+using ironhold::test::curl_fetch;
+using ironhold::test::CurlCall;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path gpu_mockup =
+    fs::path(__FILE__).parent_path().parent_path().parent_path() / "mockups" / "hgx-gpu-server";
+const std::string system_path = "/redfish/v1/Systems/HGX_0";
+
+CurlCall post(const std::string& body) {
+  CurlCall call;
+  call.method = "POST";
+  call.body = body;
+  return call;
+}
+
+}  // namespace
+
+TEST_CASE("the GPU server mockup serves sessions, actions, firmware updates and SEL",
+          "[sim][mockups]") {
+  ironhold::sim::RedfishFleetOptions options;
+  options.mockup_dir = gpu_mockup;
+  options.count = 2;
+  options.reset_delay = std::chrono::milliseconds(50);
+  ironhold::sim::RedfishFleet fleet(options);
+  fleet.start();
+  const std::string base = fleet.endpoint(0);
+
+  const json root = curl_fetch(base + "/redfish/v1/").doc();
+  const std::string sessions = root["Links"]["Sessions"]["@odata.id"];
+  CurlCall login = post(R"({"UserName": "admin", "Password": "password"})");
+  login.basic.clear();
+  const auto created = curl_fetch(base + sessions, login);
+  REQUIRE(created.status == 201);
+
+  const json a = curl_fetch(base + system_path).doc();
+  const json b = curl_fetch(fleet.endpoint(1) + system_path).doc();
+  CHECK(a["SerialNumber"] != b["SerialNumber"]);
+  CHECK(a["PowerState"] == "On");
+  const json gpu = curl_fetch(base + system_path + "/Processors/GPU_SXM_1").doc();
+  CHECK(gpu["ProcessorType"] == "GPU");
+  CHECK(
+      gpu["SerialNumber"] !=
+      curl_fetch(fleet.endpoint(1) + system_path + "/Processors/GPU_SXM_1").doc()["SerialNumber"]);
+
+  CHECK(curl_fetch(base + system_path + "/Actions/ComputerSystem.Reset",
+                   post(R"({"ResetType": "PowerCycle"})"))
+            .status == 204);
+  CHECK(curl_fetch(base + "/redfish/v1/Managers/BMC/Actions/Manager.Reset",
+                   post(R"({"ResetType": "ForceRestart"})"))
+            .status == 204);
+  CHECK(curl_fetch(base + "/redfish/v1/Managers/BMC/Actions/Manager.Reset",
+                   post(R"({"ResetType": "Nope"})"))
+            .status == 400);
+  const std::string update = "/redfish/v1/UpdateService/Actions/UpdateService.SimpleUpdate";
+  CHECK(
+      curl_fetch(base + update, post(R"({"ImageURI": "https://images.example/bmc.bin"})")).status ==
+      204);
+  CHECK(curl_fetch(base + update, post("{}")).status == 400);
+  CurlCall identify;
+  identify.method = "PATCH";
+  identify.body = R"({"LocationIndicatorActive": true})";
+  CHECK(curl_fetch(base + system_path, identify).status == 200);
+  CHECK(curl_fetch(base + system_path).doc()["LocationIndicatorActive"] == true);
+  identify.body = R"({"LocationIndicatorActive": "on"})";
+  CHECK(curl_fetch(base + system_path, identify).status == 400);
+
+  const auto counters = fleet.state(0).counters();
+  CHECK(counters.resets.at("PowerCycle") == 1);
+  CHECK(counters.manager_resets.at("ForceRestart") == 1);
+  CHECK(counters.firmware_updates == 1);
+  CHECK(counters.identify_changes == 1);
+
+  const json entry =
+      fleet.state(0).append_sel("Critical", "GPU SXM 4 Xid 79: fallen off the bus", "Processor");
+  const std::string entries = system_path + "/LogServices/SEL/Entries";
+  CHECK(entry["@odata.id"] == entries + "/4");
+  const json list = curl_fetch(base + entries).doc();
+  CHECK(list["Members@odata.count"] == 4);
+  CHECK(list["Members"].back() == json{{"@odata.id", entries + "/4"}});
+  CHECK(curl_fetch(base + entries + "/4").doc()["Severity"] == "Critical");
+
+  // GPU temperature sensors go over their caution threshold when the BMC is set to Warning.
+  const std::string gpu_temp = "/redfish/v1/Chassis/Chassis_0/Sensors/GPU_SXM_1_Temp";
+  CHECK(curl_fetch(base + gpu_temp).doc()["Reading"].get<double>() < 85);
+  fleet.state(0).set_health("Warning");
+  const json hot = curl_fetch(base + gpu_temp).doc();
+  CHECK(hot["Reading"].get<double>() > 85);
+  CHECK(hot["Status"]["Health"] == "Warning");
+  CHECK(curl_fetch(fleet.endpoint(1) + gpu_temp).doc()["Reading"].get<double>() < 85);
+}
+
+TEST_CASE("--mockup takes a list of MOCKUP:COUNT groups", "[sim][mockups]") {
+  const fs::path compute = gpu_mockup.parent_path() / "compute-server";
+  const auto single = ironhold::sim::mockup_groups(gpu_mockup.string(), 3);
+  REQUIRE(single.size() == 1);
+  CHECK(single[0].second == 3);
+  const auto groups =
+      ironhold::sim::mockup_groups(gpu_mockup.string() + ":2," + compute.string() + ":1", 9);
+  REQUIRE(groups.size() == 2);
+  CHECK(groups[0] == std::make_pair(gpu_mockup, 2u));
+  CHECK(groups[1] == std::make_pair(compute, 1u));
+  CHECK_THROWS_AS(ironhold::sim::mockup_groups(gpu_mockup.string() + ":0", 1), ironhold::Error);
+  CHECK_THROWS_AS(ironhold::sim::mockup_groups(gpu_mockup.string() + ":2,x", 1), ironhold::Error);
+
+  ironhold::sim::RedfishFleetOptions options;
+  options.mockup_dir = gpu_mockup.string() + ":2," + compute.string() + ":1";
+  ironhold::sim::RedfishFleet fleet(options);
+  fleet.start();
+  REQUIRE(fleet.size() == 3);
+  CHECK(curl_fetch(fleet.endpoint(1) + system_path).status == 200);
+  CHECK(curl_fetch(fleet.endpoint(2) + "/redfish/v1/Systems/1").doc()["Model"] ==
+        "Ironworks C1-9354");
+}
