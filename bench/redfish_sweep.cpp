@@ -101,6 +101,8 @@ int main(int argc, char** argv) {
   const unsigned latency = static_cast<unsigned>(std::stoul(arg(argc, argv, "latency-ms", "50")));
   const unsigned sweeps = static_cast<unsigned>(std::stoul(arg(argc, argv, "sweeps", "3")));
   const unsigned threads = static_cast<unsigned>(std::stoul(arg(argc, argv, "threads", "1")));
+  // Kept-alive connections libcurl may hold (CURLMOPT_MAXCONNECTS); 0: libcurl's default.
+  const long max_idle = std::stol(arg(argc, argv, "max-idle", "0"));
 
   rlimit limit{};
   getrlimit(RLIMIT_NOFILE, &limit);
@@ -126,7 +128,9 @@ int main(int argc, char** argv) {
   }
   const long rss_before = peak_rss_mib();
   asio::io_context io;
-  bmc::redfish::RedfishDriver driver(io.get_executor());
+  bmc::redfish::RedfishDriverOptions driver_options;
+  driver_options.http.transport.max_idle_connections = max_idle;
+  bmc::redfish::RedfishDriver driver(io.get_executor(), driver_options);
   std::printf("%zu BMCs, %u ms added latency each, %u thread(s); rss before the driver: %ld MiB\n",
               targets.size(), latency, threads, rss_before);
   print("first sweep", sweep(io, driver, targets, threads), targets.size());

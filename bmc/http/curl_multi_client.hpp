@@ -77,7 +77,10 @@ class CurlMultiClient {
   struct Options {
     long max_host_connections = 1;  // CURLMOPT_MAX_HOST_CONNECTIONS; further requests queue
     long max_total_connections = 0;  // 0: no limit
-    long max_idle_connections = 0;  // connection cache size, 0: libcurl's default
+    // The connection cache (CURLMOPT_MAXCONNECTS). libcurl's default follows the transfers in
+    // flight (4 per transfer), so between sweeps it would close most kept-alive BMC connections
+    // and every poll would pay a TLS handshake again: keep one per BMC instead. 0: libcurl's.
+    long max_idle_connections = 20'000;
   };
 
   // All libcurl work runs on a strand made from `executor`.

@@ -51,6 +51,9 @@ CURLcode install_pin_check(CURL* /*curl*/, void* ssl_ctx, void* user) {
   if (SSL_CTX_set_ex_data(ctx, verify_state_index(), user) != 1) return CURLE_SSL_CERTPROBLEM;
   // SSL_VERIFY_PEER (libcurl set NONE since chain verification is off) so the callback runs.
   SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, pin_verify_callback);
+  // Thousands of kept-alive BMC connections sit idle most of the time: let OpenSSL free their
+  // 16 KiB read and write buffers between polls (bench/redfish_sweep measures the difference).
+  SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
   return CURLE_OK;
 }
 
@@ -97,11 +100,17 @@ bool apply_tls_policy(void* curl_easy, const TlsPolicy& policy, TlsVerifyState& 
       set(curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "https"));
       set(curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 0L));
       set(curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 0L));
+      set(curl_easy_setopt(curl, CURLOPT_CAINFO, nullptr));  // nothing to verify against
+      set(curl_easy_setopt(curl, CURLOPT_CAPATH, nullptr));
       return ok;
     case TlsPolicy::Mode::pin:
       set(curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "https"));
       set(curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 0L));
       set(curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 0L));
+      // The pin is the whole check: loading the system's CA bundle into every connection's
+      // context would cost milliseconds of CPU per handshake and nothing else.
+      set(curl_easy_setopt(curl, CURLOPT_CAINFO, nullptr));
+      set(curl_easy_setopt(curl, CURLOPT_CAPATH, nullptr));
       set(curl_easy_setopt(curl, CURLOPT_SSL_CTX_FUNCTION, install_pin_check));
       set(curl_easy_setopt(curl, CURLOPT_SSL_CTX_DATA, &state));
       return ok;

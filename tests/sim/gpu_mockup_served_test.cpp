@@ -101,7 +101,7 @@ TEST_CASE("the GPU server mockup serves sessions, actions, firmware updates and 
   CHECK(curl_fetch(fleet.endpoint(1) + gpu_temp).doc()["Reading"].get<double>() < 85);
 }
 
-TEST_CASE("--mockup takes a list of MOCKUP:COUNT groups", "[sim][mockups]") {
+TEST_CASE("a --mockup list of MOCKUP:COUNT groups serves each group", "[sim][mockups]") {
   const fs::path compute = gpu_mockup.parent_path() / "compute-server";
   const auto single = ironhold::sim::mockup_groups(gpu_mockup.string(), 3);
   REQUIRE(single.size() == 1);

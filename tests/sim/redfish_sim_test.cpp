@@ -13,6 +13,7 @@
 
 #include "inventory/error.hpp"
 #include "sim/redfish/fleet.hpp"
+#include "curl_client.hpp"
 
 using nlohmann::json;
 using namespace std::chrono_literals;
@@ -30,12 +31,7 @@ bool have_mockup() {
   return false;
 }
 
-struct Reply {
-  long status = 0;
-  std::string body;
-  std::map<std::string, std::string> headers;  // lower-case names
-  json doc() const { return json::parse(body, nullptr, false); }
-};
+using Reply = ironhold::test::CurlReply;
 
 struct Call {
   std::string method = "GET";
@@ -44,55 +40,16 @@ struct Call {
   std::string basic;  // "user:password"
 };
 
-std::size_t on_body(char* data, std::size_t size, std::size_t n, void* out) {
-  static_cast<std::string*>(out)->append(data, size * n);
-  return size * n;
-}
-
-std::size_t on_header(char* data, std::size_t size, std::size_t n, void* out) {
-  std::string line(data, size * n);
-  const auto colon = line.find(':');
-  if (colon != std::string::npos) {
-    std::string name = line.substr(0, colon);
-    std::transform(name.begin(), name.end(), name.begin(),
-                   [](unsigned char c) { return std::tolower(c); });
-    std::string value = line.substr(colon + 1);
-    value.erase(0, value.find_first_not_of(' '));
-    while (!value.empty() && (value.back() == '\r' || value.back() == '\n')) value.pop_back();
-    (*static_cast<std::map<std::string, std::string>*>(out))[name] = value;
-  }
-  return size * n;
-}
-
+// One request that must complete at the transport level (statuses are the test's business).
 Reply fetch(const std::string& url, const Call& call = {}) {
-  CURL* curl = curl_easy_init();
-  REQUIRE(curl);
-  Reply reply;
-  curl_slist* headers = nullptr;
-  for (const auto& h : call.headers) headers = curl_slist_append(headers, h.c_str());
-  if (!call.body.empty()) headers = curl_slist_append(headers, "Content-Type: application/json");
-  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, call.method.c_str());
-  if (!call.body.empty()) curl_easy_setopt(curl, CURLOPT_POSTFIELDS, call.body.c_str());
-  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-  // The simulator's certificate is self-signed and made at start: no chain to verify here.
-  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 0L);
-  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 0L);
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, 10000L);
-  if (!call.basic.empty()) {
-    curl_easy_setopt(curl, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
-    curl_easy_setopt(curl, CURLOPT_USERPWD, call.basic.c_str());
-  }
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &reply.body);
-  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
-  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &reply.headers);
-  const CURLcode rc = curl_easy_perform(curl);
-  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &reply.status);
-  curl_slist_free_all(headers);
-  curl_easy_cleanup(curl);
-  INFO(url << ": " << curl_easy_strerror(rc));
-  REQUIRE(rc == CURLE_OK);
+  ironhold::test::CurlCall c;
+  c.method = call.method;
+  c.body = call.body;
+  c.headers = call.headers;
+  c.basic = call.basic;
+  Reply reply = ironhold::test::curl_fetch(url, c);
+  INFO(url << ": " << curl_easy_strerror(reply.code));
+  REQUIRE(reply.ok());
   return reply;
 }
 

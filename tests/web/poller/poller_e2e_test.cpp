@@ -26,11 +26,14 @@ bool have_mockup() {
   return false;
 }
 
-json mockup(const std::string& url_path) {
+// A document of a mockup tree by its URL path (the DMTF layout: <dir>/<path>/index.json).
+json read_mockup(const fs::path& dir, const std::string& url_path) {
   std::string rel = url_path.substr(std::string("/redfish/v1").size());
-  std::ifstream in(mockup_dir / fs::path(rel.empty() ? "" : rel.substr(1)) / "index.json");
-  return json::parse(in);
+  std::ifstream in(dir / fs::path(rel.empty() ? "" : rel.substr(1)) / "index.json");
+  return json::parse(in, nullptr, false);
 }
+
+json mockup(const std::string& url_path) { return read_mockup(mockup_dir, url_path); }
 
 PollerOptions fast_poller() {
   PollerOptions o;
@@ -44,9 +47,9 @@ PollerOptions fast_poller() {
   return o;
 }
 
-sim::RedfishFleetOptions fleet_options(unsigned count) {
+sim::RedfishFleetOptions fleet_options(unsigned count, const fs::path& dir = mockup_dir) {
   sim::RedfishFleetOptions o;
-  o.mockup_dir = mockup_dir;
+  o.mockup_dir = dir;
   o.count = count;
   o.reset_delay = 200ms;
   return o;
@@ -90,12 +93,12 @@ struct Expected {
   double memory_gib = 0;
 };
 
-Expected expected_summary(const std::string& system_path) {
+Expected expected_summary(const fs::path& dir, const std::string& system_path) {
   Expected e;
-  const json system = mockup(system_path);
-  const json processors = mockup(system["Processors"]["@odata.id"]);
+  const json system = read_mockup(dir, system_path);
+  const json processors = read_mockup(dir, system["Processors"]["@odata.id"]);
   for (const auto& member : processors["Members"]) {
-    const json p = mockup(member["@odata.id"]);
+    const json p = read_mockup(dir, member["@odata.id"]);
     if (p.value("Status", json::object()).value("State", "") == "Absent") continue;
     if (p.value("ProcessorType", "") == "CPU") ++e.cpu_count;
     if (p.value("ProcessorType", "") == "GPU") ++e.gpu_count;
@@ -120,7 +123,7 @@ TEST_CASE("an enrolled simulated BMC fills the inventory through the poller", "[
   INFO(node.dump(2));
   const std::string system_path = mockup("/redfish/v1/Systems")["Members"][0]["@odata.id"];
   const json system = mockup(system_path);
-  const Expected expected = expected_summary(system_path);
+  const Expected expected = expected_summary(mockup_dir, system_path);
   CHECK(node["reachable"] == true);
   CHECK(node["last_error"].is_null());
   CHECK(node["manufacturer"] == system["Manufacturer"]);
@@ -265,4 +268,46 @@ TEST_CASE("a changed BMC certificate is refused before any credential is sent, u
   });
   CHECK(repinned["tls_fingerprint"] == new_fingerprint);
   CHECK(repinned["reachable"] == true);
+}
+
+TEST_CASE("every DMTF mockup enrolls through the simulator and matches its files", "[poller][e2e]") {
+  if (!have_mockup()) return;
+  for (const auto& entry : fs::directory_iterator(mockup_dir.parent_path())) {
+    const fs::path dir = entry.path();
+    if (!fs::exists(dir / "index.json")) continue;
+    INFO(dir.string());
+    sim::RedfishFleet fleet(fleet_options(1, dir));
+    fleet.start();
+    TestServer server({}, {}, fast_poller());
+    const auto token = server.token("operator");
+    const std::string id = enroll(server, token, "m-" + dir.filename().string(), fleet.endpoint(0));
+    const json node = wait_for_node(server, token, id, [](const json& n) { return !n["last_inspected"].is_null(); });
+    INFO(node.dump(2));
+    REQUIRE_FALSE(node["last_inspected"].is_null());
+    const json systems = read_mockup(dir, "/redfish/v1/Systems");
+    const std::string system_path = systems["Members"][0]["@odata.id"];
+    const json system = read_mockup(dir, system_path);
+    const Expected expected = expected_summary(dir, system_path);
+    CHECK(node["hardware"]["cpu_count"] == expected.cpu_count);
+    CHECK(node["hardware"]["gpu_count"] == expected.gpu_count);
+    CHECK(node["hardware"]["memory_gib"] == expected.memory_gib);
+    CHECK(node["manufacturer"] == system.value("Manufacturer", json(nullptr)));
+    CHECK(node["model"] == system.value("Model", json(nullptr)));
+    if (system.contains("SerialNumber"))
+      CHECK(node["serial"] == sim::redfish::unique_serial(system["SerialNumber"], 0));
+    // Every firmware item the service lists is in the inventory with its version.
+    const json root = read_mockup(dir, "/redfish/v1");
+    if (root.contains("UpdateService")) {
+      const json update = read_mockup(dir, root["UpdateService"]["@odata.id"]);
+      const json inventory = read_mockup(dir, update["FirmwareInventory"]["@odata.id"]);
+      const auto firmware = http_get(server.port(), "/api/v1/nodes/" + id + "/firmware", token).json()["items"];
+      for (const auto& member : inventory["Members"]) {
+        const json item = read_mockup(dir, member["@odata.id"]);
+        bool found = false;
+        for (const auto& f : firmware) found = found || (f["component"] == item["Id"] && f["version"] == item["Version"]);
+        INFO(item["Id"]);
+        CHECK(found);
+      }
+    }
+  }
 }
