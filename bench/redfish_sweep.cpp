@@ -1,10 +1,11 @@
 // One power+health sweep of many simulated Redfish BMCs through the real Redfish driver: the
 // first sweep (TLS handshakes, certificate pinning, session logins) and steady sweeps (sessions
 // and connections reused). Prints wall time, CPU per BMC poll on this side and peak RSS.
-//   redfish_sweep --ironhold build/ironhold --mockup mockups/hgx-gpu-server --count 5000 \
+//   redfish_sweep --ironhold build/ironhold --mockup mockups/hgx-gpu-server --count 5000
 //                 --per-process 1000 --latency-ms 50 --sweeps 3 [--threads 1]
 #include <sys/resource.h>
 
+#include <atomic>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
@@ -12,10 +13,12 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <mutex>
 #include <thread>
 
 #include "bench/sim_processes.hpp"
 #include "bmc/redfish/redfish_driver.hpp"
+#include "inventory/poller/poller.hpp"
 
 namespace asio = boost::asio;
 using namespace ironhold;
@@ -42,37 +45,52 @@ struct SweepResult {
   std::map<std::string, std::size_t> errors;
 };
 
-asio::awaitable<void> poll_one(bmc::redfish::RedfishDriver& driver, DriverTarget& target,
-                               SweepResult& result, std::size_t& remaining, asio::io_context& io) {
-  StatusReport report = co_await driver.poll_status(target);
-  if (report.ok()) {
-    ++result.ok;
-    if (!target.pinned_fingerprint && report.tls_fingerprint)
-      target.pinned_fingerprint = report.tls_fingerprint;
-  } else {
-    ++result.errors[std::string(to_string(report.error->code))];
+// What the workers of one sweep share; safe with several threads.
+struct SweepState {
+  std::vector<DriverTarget>& targets;
+  std::atomic<std::size_t> next{0};
+  std::atomic<std::size_t> ok{0};
+  std::mutex errors_mutex;
+  std::map<std::string, std::size_t> errors;
+};
+
+// Polls targets one after another until none is left: `in_flight` of these run at once, as the
+// poller bounds the polls it has in flight.
+asio::awaitable<void> worker(bmc::redfish::RedfishDriver& driver, SweepState& state) {
+  for (;;) {
+    const std::size_t index = state.next++;
+    if (index >= state.targets.size()) co_return;
+    DriverTarget& target = state.targets[index];
+    StatusReport report = co_await driver.poll_status(target);
+    if (report.ok()) {
+      ++state.ok;
+      if (!target.pinned_fingerprint && report.tls_fingerprint)
+        target.pinned_fingerprint = report.tls_fingerprint;
+    } else {
+      std::lock_guard lock(state.errors_mutex);
+      ++state.errors[std::string(to_string(report.error->code))];
+    }
   }
-  if (--remaining == 0) io.stop();
 }
 
 SweepResult sweep(asio::io_context& io, bmc::redfish::RedfishDriver& driver,
-                  std::vector<DriverTarget>& targets, unsigned threads) {
-  SweepResult result;
-  std::size_t remaining = targets.size();
+                  std::vector<DriverTarget>& targets, unsigned threads, std::size_t in_flight) {
+  SweepState state{targets};
   const double cpu0 = cpu_seconds();
   const auto t0 = Clock::now();
-  // One strand-free io_context: with several threads the counters would need a strand; the
-  // driver itself is thread-safe, the bookkeeping here is not, so it runs on one thread unless
-  // asked (then counts are approximate, timings not).
-  for (auto& target : targets)
-    asio::co_spawn(io, poll_one(driver, target, result, remaining, io), asio::detached);
+  for (std::size_t i = 0; i < std::min(in_flight, targets.size()); ++i)
+    asio::co_spawn(io, worker(driver, state), asio::detached);
+  // The driver keeps no work of its own between polls, so run() returns once every worker is done.
   std::vector<std::thread> extra;
   for (unsigned i = 1; i < threads; ++i) extra.emplace_back([&io] { io.run(); });
   io.run();
   for (auto& t : extra) t.join();
   io.restart();
+  SweepResult result;
   result.wall = std::chrono::duration<double>(Clock::now() - t0).count();
   result.cpu = cpu_seconds() - cpu0;
+  result.ok = state.ok;
+  result.errors = std::move(state.errors);
   return result;
 }
 
@@ -101,8 +119,12 @@ int main(int argc, char** argv) {
   const unsigned latency = static_cast<unsigned>(std::stoul(arg(argc, argv, "latency-ms", "50")));
   const unsigned sweeps = static_cast<unsigned>(std::stoul(arg(argc, argv, "sweeps", "3")));
   const unsigned threads = static_cast<unsigned>(std::stoul(arg(argc, argv, "threads", "1")));
-  // Kept-alive connections libcurl may hold (CURLMOPT_MAXCONNECTS); 0: libcurl's default.
-  const long max_idle = std::stol(arg(argc, argv, "max-idle", "0"));
+  // Polls in flight at once; the default is the poller's (PollerOptions::max_in_flight).
+  const std::size_t in_flight =
+      std::stoul(arg(argc, argv, "in-flight", std::to_string(PollerOptions{}.max_in_flight)));
+  // Kept-alive connections libcurl may hold (CURLMOPT_MAXCONNECTS); -1: the driver's default,
+  // 0: libcurl's own (4 per transfer in flight, which closes most BMC connections between sweeps).
+  const long max_idle = std::stol(arg(argc, argv, "max-idle", "-1"));
 
   rlimit limit{};
   getrlimit(RLIMIT_NOFILE, &limit);
@@ -129,12 +151,14 @@ int main(int argc, char** argv) {
   const long rss_before = peak_rss_mib();
   asio::io_context io;
   bmc::redfish::RedfishDriverOptions driver_options;
-  driver_options.http.transport.max_idle_connections = max_idle;
+  if (max_idle >= 0) driver_options.http.transport.max_idle_connections = max_idle;
   bmc::redfish::RedfishDriver driver(io.get_executor(), driver_options);
-  std::printf("%zu BMCs, %u ms added latency each, %u thread(s); rss before the driver: %ld MiB\n",
-              targets.size(), latency, threads, rss_before);
-  print("first sweep", sweep(io, driver, targets, threads), targets.size());
+  std::printf(
+      "%zu BMCs, %u ms added latency each, %u thread(s), %zu polls in flight; rss before the "
+      "driver: %ld MiB\n",
+      targets.size(), latency, threads, in_flight, rss_before);
+  print("first sweep", sweep(io, driver, targets, threads, in_flight), targets.size());
   for (unsigned s = 0; s < sweeps; ++s)
-    print("steady sweep", sweep(io, driver, targets, threads), targets.size());
+    print("steady sweep", sweep(io, driver, targets, threads, in_flight), targets.size());
   return 0;
 }

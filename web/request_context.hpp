@@ -24,6 +24,12 @@ struct RequestContext {
   std::optional<std::string> target_type, target_id, target_name;
   nlohmann::json audit_details = nlohmann::json::object();
 
+  void set_target(std::string type, std::string id, std::string name) {
+    target_type = std::move(type);
+    target_id = std::move(id);
+    target_name = std::move(name);
+  }
+
   const std::string& path_param(const std::string& name) const { return path_params.at(name); }
   // The last value of a query parameter.
   std::optional<std::string> query_value(std::string_view name) const;

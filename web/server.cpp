@@ -13,6 +13,7 @@
 #include "inventory/error.hpp"
 #include "inventory/util/log.hpp"
 #include "web/problem.hpp"
+#include "web/impl/listen.hpp"
 
 namespace ironhold::web {
 
@@ -53,12 +54,7 @@ Server::~Server() = default;
 
 tcp::endpoint Server::listen(const tcp::endpoint& endpoint) {
   acceptor_ = std::make_unique<tcp::acceptor>(asio::make_strand(io_));
-  boost::system::error_code ec;
-  acceptor_->open(endpoint.protocol(), ec);
-  if (!ec) acceptor_->set_option(asio::socket_base::reuse_address(true), ec);
-  if (!ec) acceptor_->bind(endpoint, ec);
-  if (!ec) acceptor_->listen(asio::socket_base::max_listen_connections, ec);
-  if (ec)
+  if (const auto ec = net::listen_on(*acceptor_, endpoint))
     throw Error(ErrorKind::invalid, "cannot listen on " + endpoint.address().to_string() + ":" +
                                         std::to_string(endpoint.port()) + ": " + ec.message());
   asio::co_spawn(acceptor_->get_executor(), accept_loop(), asio::detached);

@@ -13,6 +13,7 @@
 #include "inventory/db/token_store.hpp"
 #include "inventory/drivers/endpoint_prober.hpp"
 #include "inventory/poller/poll_metrics.hpp"
+#include "inventory/util/on_pool.hpp"
 #include "web/http.hpp"
 
 namespace ironhold::web {
@@ -32,18 +33,10 @@ struct Services {
   db::PollStore* polls = nullptr;
   const PollMetrics* poll_metrics = nullptr;
 
-  // Runs fn() on the blocking pool and resumes the caller on its own executor with the result (or
-  // the exception fn threw). Not itself a coroutine: the work is a parameter of run_blocking's
-  // frame, not a temporary inside a co_await expression.
+  // Runs fn() on the blocking pool (see on_pool).
   template <class Fn>
   asio::awaitable<std::invoke_result_t<Fn>> blocking(Fn fn) {
-    return asio::co_spawn(blocking_pool.get_executor(), run_blocking(std::move(fn)), asio::use_awaitable);
-  }
-
- private:
-  template <class Fn>
-  static asio::awaitable<std::invoke_result_t<Fn>> run_blocking(Fn fn) {
-    co_return fn();
+    return on_pool(blocking_pool, std::move(fn));
   }
 };
 

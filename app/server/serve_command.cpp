@@ -42,7 +42,7 @@ std::vector<cli::Option> serve_options() {
   options.push_back({"poll-inventory-interval", 0, true, false, "seconds between full inventories of a BMC",
                      "IRONHOLD_POLL_INVENTORY_INTERVAL", "86400", "S"});
   options.push_back({"poll-max-in-flight", 0, true, false, "BMC polls running at once",
-                     "IRONHOLD_POLL_MAX_IN_FLIGHT", "5000", "N"});
+                     "IRONHOLD_POLL_MAX_IN_FLIGHT", "1000", "N"});
   options.push_back({"no-poller", 0, false, false,
                      "do not poll BMCs (another instance on the same database does)", "", "", ""});
   return options;
@@ -103,8 +103,9 @@ int serve_with(const cli::Args& args, bool demo) {
   config.poller.intervals.status = seconds("poll-status-interval", 30);
   config.poller.intervals.sensors = seconds("poll-sensors-interval", 60);
   config.poller.intervals.inventory = seconds("poll-inventory-interval", 86400);
-  config.poller.max_in_flight =
-      static_cast<std::size_t>(int_option(args, "poll-max-in-flight", 5000, 1, 1'000'000));
+  const int default_in_flight = static_cast<int>(PollerOptions{}.max_in_flight);
+  config.poller.max_in_flight = static_cast<std::size_t>(
+      int_option(args, "poll-max-in-flight", default_in_flight, 1, 1'000'000));
 
   // The demo's simulated BMCs start before the service (so its first polls find them) and stop
   // after it.

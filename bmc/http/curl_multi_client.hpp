@@ -1,8 +1,8 @@
 #pragma once
 // An asynchronous HTTP(S) client for BMCs: libcurl's multi interface driven by an Asio executor
 // (curl_multi_socket_action with socket and timer callbacks), so thousands of BMCs share a few
-// threads. Every libcurl call happens on one strand. Connections are kept alive and, by default,
-// one connection per host is kept: BMCs are small and many drop a second connection.
+// threads. Every libcurl call for one host happens on one strand. Connections are kept alive and,
+// by default, one connection per host is kept: BMCs are small and many drop a second connection.
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <chrono>
@@ -44,7 +44,15 @@ struct HttpResponse {
   std::optional<std::string> header(std::string_view name) const;
 };
 
-enum class HttpErrorKind { connect_failed, timeout, tls_pin_mismatch, tls_failed, too_large, protocol, cancelled };
+enum class HttpErrorKind {
+  connect_failed,
+  timeout,
+  tls_pin_mismatch,
+  tls_failed,
+  too_large,
+  protocol,
+  cancelled
+};
 
 std::string_view to_string(HttpErrorKind kind);
 
@@ -75,12 +83,17 @@ class HttpResult {
 class CurlMultiClient {
  public:
   struct Options {
-    long max_host_connections = 1;  // CURLMOPT_MAX_HOST_CONNECTIONS; further requests queue
+    long max_host_connections = 1;   // CURLMOPT_MAX_HOST_CONNECTIONS; further requests queue
     long max_total_connections = 0;  // 0: no limit
     // The connection cache (CURLMOPT_MAXCONNECTS). libcurl's default follows the transfers in
     // flight (4 per transfer), so between sweeps it would close most kept-alive BMC connections
     // and every poll would pay a TLS handshake again: keep one per BMC instead. 0: libcurl's.
     long max_idle_connections = 20'000;
+    // Independent multi handles; a host always uses the same one. libcurl 7.88 walks every
+    // connection of a multi handle each time a transfer is removed from it, so a single handle
+    // makes a request cost O(fleet); shards bound that walk, and they run on separate strands.
+    // The two connection limits above are shared out evenly between the shards.
+    std::size_t shards = 64;
   };
 
   // All libcurl work runs on a strand made from `executor`.
@@ -97,7 +110,13 @@ class CurlMultiClient {
   class Impl;
 
  private:
-  std::shared_ptr<Impl> impl_;
+  Impl& shard_for(std::string_view url) const;
+
+  std::vector<std::shared_ptr<Impl>> shards_;
 };
+
+// The part of a URL that names one server (scheme, host and port), or the whole text when it has
+// no scheme; what requests are sharded by.
+std::string_view url_origin(std::string_view url);
 
 }  // namespace ironhold::bmc::http

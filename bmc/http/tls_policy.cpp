@@ -15,6 +15,20 @@ int verify_state_index() {
   return index;
 }
 
+// Where a connection keeps its leaf fingerprint once computed: every response is checked against
+// the pin, and hashing the certificate again for each one showed in the steady-sweep profile.
+// On the SSL object, which lives exactly as long as the connection.
+void free_cached_fingerprint(void* /*parent*/, void* pointer, CRYPTO_EX_DATA* /*data*/,
+                             int /*index*/, long /*argl*/, void* /*argp*/) {
+  delete static_cast<std::string*>(pointer);
+}
+
+int fingerprint_cache_index() {
+  static const int index =
+      SSL_get_ex_new_index(0, nullptr, nullptr, nullptr, free_cached_fingerprint);
+  return index;
+}
+
 std::optional<std::string> fingerprint(X509* cert) {
   if (cert == nullptr) return std::nullopt;
   unsigned char* der = nullptr;
@@ -30,8 +44,8 @@ std::optional<std::string> fingerprint(X509* cert) {
 // handshake, so the HTTP request is never written to a peer with the wrong certificate.
 int pin_verify_callback(int /*preverify_ok*/, X509_STORE_CTX* store) {
   if (X509_STORE_CTX_get_error_depth(store) != 0) return 1;
-  auto* ssl = static_cast<SSL*>(
-      X509_STORE_CTX_get_ex_data(store, SSL_get_ex_data_X509_STORE_CTX_idx()));
+  auto* ssl =
+      static_cast<SSL*>(X509_STORE_CTX_get_ex_data(store, SSL_get_ex_data_X509_STORE_CTX_idx()));
   auto* state = ssl == nullptr ? nullptr
                                : static_cast<TlsVerifyState*>(SSL_CTX_get_ex_data(
                                      SSL_get_SSL_CTX(ssl), verify_state_index()));
@@ -46,14 +60,27 @@ int pin_verify_callback(int /*preverify_ok*/, X509_STORE_CTX* store) {
   return 1;
 }
 
+// Settings for every BMC connection's context (libcurl 7.88 makes one per connection).
+void tune_context(SSL_CTX* ctx) {
+  // Thousands of kept-alive BMC connections sit idle most of the time: let OpenSSL free their
+  // 16 KiB read and write buffers between polls (bench/redfish_sweep measures the difference).
+  SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
+  // BMCs have no reason to renegotiate, and a renegotiation would change the peer certificate
+  // under a cached fingerprint and run the pin check against a transfer that has ended.
+  SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION);
+}
+
+CURLcode install_tuning(CURL* /*curl*/, void* ssl_ctx, void* /*user*/) {
+  tune_context(static_cast<SSL_CTX*>(ssl_ctx));
+  return CURLE_OK;
+}
+
 CURLcode install_pin_check(CURL* /*curl*/, void* ssl_ctx, void* user) {
   auto* ctx = static_cast<SSL_CTX*>(ssl_ctx);
   if (SSL_CTX_set_ex_data(ctx, verify_state_index(), user) != 1) return CURLE_SSL_CERTPROBLEM;
   // SSL_VERIFY_PEER (libcurl set NONE since chain verification is off) so the callback runs.
   SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, pin_verify_callback);
-  // Thousands of kept-alive BMC connections sit idle most of the time: let OpenSSL free their
-  // 16 KiB read and write buffers between polls (bench/redfish_sweep measures the difference).
-  SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
+  tune_context(ctx);
   return CURLE_OK;
 }
 
@@ -94,6 +121,7 @@ bool apply_tls_policy(void* curl_easy, const TlsPolicy& policy, TlsVerifyState& 
       curl_blob blob{const_cast<char*>(policy.ca_bundle_pem.data()), policy.ca_bundle_pem.size(),
                      CURL_BLOB_COPY};
       set(curl_easy_setopt(curl, CURLOPT_CAINFO_BLOB, &blob));
+      set(curl_easy_setopt(curl, CURLOPT_SSL_CTX_FUNCTION, install_tuning));
       return ok;
     }
     case TlsPolicy::Mode::insecure:
@@ -102,6 +130,7 @@ bool apply_tls_policy(void* curl_easy, const TlsPolicy& policy, TlsVerifyState& 
       set(curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 0L));
       set(curl_easy_setopt(curl, CURLOPT_CAINFO, nullptr));  // nothing to verify against
       set(curl_easy_setopt(curl, CURLOPT_CAPATH, nullptr));
+      set(curl_easy_setopt(curl, CURLOPT_SSL_CTX_FUNCTION, install_tuning));
       return ok;
     case TlsPolicy::Mode::pin:
       set(curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "https"));
@@ -123,8 +152,16 @@ std::optional<std::string> connection_fingerprint(void* curl_easy) {
   if (curl_easy_getinfo(static_cast<CURL*>(curl_easy), CURLINFO_TLS_SSL_PTR, &info) != CURLE_OK ||
       info == nullptr || info->backend != CURLSSLBACKEND_OPENSSL || info->internals == nullptr)
     return std::nullopt;
-  X509* leaf = SSL_get0_peer_certificate(static_cast<SSL*>(info->internals));
-  return fingerprint(leaf);
+  SSL* ssl = static_cast<SSL*>(info->internals);
+  if (const auto* cached =
+          static_cast<const std::string*>(SSL_get_ex_data(ssl, fingerprint_cache_index())))
+    return *cached;
+  std::optional<std::string> computed = fingerprint(SSL_get0_peer_certificate(ssl));
+  if (computed) {
+    auto* cached = new std::string(*computed);
+    if (SSL_set_ex_data(ssl, fingerprint_cache_index(), cached) != 1) delete cached;
+  }
+  return computed;
 }
 
 }  // namespace ironhold::bmc::http

@@ -163,6 +163,25 @@ asio::awaitable<std::optional<DriverError>> wait_for_off(RedfishConnection& conn
                             std::to_string(options.power_off_timeout.count() / 1000) + " s"};
 }
 
+// A resource's reset action (`name`, e.g. "#ComputerSystem.Reset") and its target path;
+// the target is empty when the resource has no such action.
+struct ResetAction {
+  json action;
+  std::string target;
+};
+
+ResetAction find_reset_action(const Resource& resource, const std::string& name) {
+  ResetAction out;
+  if (const auto actions = resource.doc.find("Actions");
+      actions != resource.doc.end() && actions->is_object())
+    out.action = actions->value(name, json());
+  if (out.action.is_object())
+    if (const auto target = out.action.find("target");
+        target != out.action.end() && target->is_string())
+      out.target = path_of(target->get<std::string>());
+  return out;
+}
+
 }  // namespace
 
 asio::awaitable<ActionReport> power_action(RedfishConnection& connection, std::string system_id,
@@ -171,20 +190,14 @@ asio::awaitable<ActionReport> power_action(RedfishConnection& connection, std::s
   Found system = co_await find_member(connection, std::move(collection), std::move(system_id));
   if (auto* e = std::get_if<DriverError>(&system)) co_return report(connection, "", std::move(*e));
   const Resource& resource = std::get<Resource>(system);
-  json reset_action;
-  if (const auto actions = resource.doc.find("Actions");
-      actions != resource.doc.end() && actions->is_object())
-    reset_action = actions->value("#ComputerSystem.Reset", json());
-  std::string target;
-  if (reset_action.is_object() && reset_action.contains("target") &&
-      reset_action["target"].is_string())
-    target = path_of(reset_action["target"].get<std::string>());
+  const ResetAction reset = find_reset_action(resource, "#ComputerSystem.Reset");
+  const std::string& target = reset.target;
   if (target.empty())
     co_return report(
         connection, "",
         DriverError{DriverErrorCode::unsupported, "the System has no ComputerSystem.Reset action"});
 
-  const auto allowed = co_await allowed_reset_types(connection, reset_action);
+  const auto allowed = co_await allowed_reset_types(connection, reset.action);
   auto plan = plan_reset(action, allowed);
   if (auto* e = std::get_if<DriverError>(&plan)) co_return report(connection, "", std::move(*e));
   const auto& steps = std::get<std::vector<std::string>>(plan);
@@ -281,20 +294,12 @@ asio::awaitable<ActionReport> reset_manager(RedfishConnection& connection) {
   std::string first;
   Found manager = co_await find_member(connection, std::move(collection), std::move(first));
   if (auto* e = std::get_if<DriverError>(&manager)) co_return report(connection, "", std::move(*e));
-  const Resource& resource = std::get<Resource>(manager);
-  json reset_action;
-  if (const auto actions = resource.doc.find("Actions");
-      actions != resource.doc.end() && actions->is_object())
-    reset_action = actions->value("#Manager.Reset", json());
-  std::string target;
-  if (reset_action.is_object() && reset_action.contains("target") &&
-      reset_action["target"].is_string())
-    target = path_of(reset_action["target"].get<std::string>());
-  if (target.empty())
+  const ResetAction reset = find_reset_action(std::get<Resource>(manager), "#Manager.Reset");
+  if (reset.target.empty())
     co_return report(
         connection, "",
         DriverError{DriverErrorCode::unsupported, "the Manager has no Manager.Reset action"});
-  const auto allowed = co_await allowed_reset_types(connection, reset_action);
+  const auto allowed = co_await allowed_reset_types(connection, reset.action);
   std::string type = "GracefulRestart";
   if (allowed && std::find(allowed->begin(), allowed->end(), type) == allowed->end()) {
     if (allowed->empty())
@@ -303,7 +308,7 @@ asio::awaitable<ActionReport> reset_manager(RedfishConnection& connection) {
           DriverError{DriverErrorCode::unsupported, "Manager.Reset allows no ResetType"});
     type = allowed->front();
   }
-  auto failed = co_await post_reset(connection, target, type);
+  auto failed = co_await post_reset(connection, reset.target, type);
   if (failed) co_return report(connection, "", std::move(failed));
   co_return report(connection, "Manager.Reset ResetType " + type);
 }

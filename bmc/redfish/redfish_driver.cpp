@@ -66,84 +66,85 @@ std::vector<HardwareEvent> RedfishDriver::first_reports(const std::string& node_
   return fresh;
 }
 
+asio::awaitable<RedfishDriver::NodeCrawl> RedfishDriver::crawl_node(const DriverTarget& target,
+                                                                    CrawlOptions options) {
+  NodeCrawl crawled;
+  auto resolved = resolve_target(target);
+  if (auto* e = std::get_if<DriverError>(&resolved)) {
+    crawled.result.error = std::move(*e);
+    co_return crawled;
+  }
+  RedfishConnection connection(client_, sessions_, options_.transport,
+                               std::get<RedfishTarget>(std::move(resolved)));
+  Fetcher fetch = connection.fetcher();
+  crawled.result = co_await crawl(std::move(fetch), std::move(options));
+  crawled.tls_fingerprint = connection.fingerprint();
+  co_return crawled;
+}
+
 asio::awaitable<StatusReport> RedfishDriver::poll_status(const DriverTarget& target) {
-  StatusReport report;
-  std::optional<RedfishTarget> resolved;
-  if (resolve_failed(target, report, resolved)) co_return report;
-  const std::string node_id = target.node_id;
-  RedfishConnection connection(client_, sessions_, options_.transport, std::move(*resolved));
   CrawlOptions options = crawl_options(CrawlScope::status);
   // Known System paths make the steady poll one GET per System, without root and collection.
-  options.system_paths = known_systems(node_id);
-  Fetcher fetch = connection.fetcher();
-  CrawlResult result = co_await crawl(std::move(fetch), std::move(options));
-  report.tls_fingerprint = connection.fingerprint();
-  if (result.error) {
+  options.system_paths = known_systems(target.node_id);
+  NodeCrawl crawled = co_await crawl_node(target, std::move(options));
+  StatusReport report;
+  report.tls_fingerprint = std::move(crawled.tls_fingerprint);
+  if (crawled.result.error) {
     // Rediscover next time: the error may be a System that went away.
-    remember_systems(node_id, {});
-    report.error = std::move(result.error);
+    remember_systems(target.node_id, {});
+    report.error = std::move(crawled.result.error);
     co_return report;
   }
-  for (const auto& path : result.system_paths)
-    report.systems.push_back(normalize_status(result.graph, path));
-  remember_systems(node_id, std::move(result.system_paths));
+  for (const auto& path : crawled.result.system_paths)
+    report.systems.push_back(normalize_status(crawled.result.graph, path));
+  remember_systems(target.node_id, std::move(crawled.result.system_paths));
   co_return report;
 }
 
 asio::awaitable<SensorReport> RedfishDriver::poll_sensors(const DriverTarget& target) {
-  SensorReport report;
-  std::optional<RedfishTarget> resolved;
-  if (resolve_failed(target, report, resolved)) co_return report;
-  const std::string node_id = target.node_id;
-  RedfishConnection connection(client_, sessions_, options_.transport, std::move(*resolved));
   CrawlOptions options = crawl_options(CrawlScope::sensors);
-  options.system_paths = known_systems(node_id);
+  options.system_paths = known_systems(target.node_id);
   // A snapshot of what was reported: entries in it are not read again. first_reports() below
   // stays the judge, so two overlapping polls still report an entry once.
   std::shared_ptr<const std::set<std::string>> seen;
   {
     std::lock_guard lock(memory_mutex_);
-    const auto it = memory_.find(node_id);
+    const auto it = memory_.find(target.node_id);
     seen = std::make_shared<const std::set<std::string>>(
         it == memory_.end() ? std::set<std::string>{} : it->second.reported_entries);
   }
   options.entry_seen = [seen](const std::string& path) { return seen->count(path) != 0; };
-  Fetcher fetch = connection.fetcher();
-  CrawlResult result = co_await crawl(std::move(fetch), std::move(options));
-  report.tls_fingerprint = connection.fingerprint();
-  if (result.error) {
-    remember_systems(node_id, {});
-    report.error = std::move(result.error);
+  NodeCrawl crawled = co_await crawl_node(target, std::move(options));
+  SensorReport report;
+  report.tls_fingerprint = std::move(crawled.tls_fingerprint);
+  if (crawled.result.error) {
+    remember_systems(target.node_id, {});
+    report.error = std::move(crawled.result.error);
     co_return report;
   }
-  for (const auto& path : result.system_paths) {
-    SystemSensors sensors = normalize_sensors(result.graph, path);
-    sensors.events = first_reports(node_id, std::move(sensors.events));
+  for (const auto& path : crawled.result.system_paths) {
+    SystemSensors sensors = normalize_sensors(crawled.result.graph, path);
+    sensors.events = first_reports(target.node_id, std::move(sensors.events));
     report.systems.push_back(std::move(sensors));
   }
-  remember_systems(node_id, std::move(result.system_paths));
+  remember_systems(target.node_id, std::move(crawled.result.system_paths));
   co_return report;
 }
 
 asio::awaitable<InspectionReport> RedfishDriver::inspect(const DriverTarget& target) {
-  InspectionReport report;
-  std::optional<RedfishTarget> resolved;
-  if (resolve_failed(target, report, resolved)) co_return report;
-  const std::string node_id = target.node_id;
-  RedfishConnection connection(client_, sessions_, options_.transport, std::move(*resolved));
   // A full inspection always walks from the root: it is where new or removed Systems show.
   CrawlOptions options = crawl_options(CrawlScope::inventory);
-  Fetcher fetch = connection.fetcher();
-  CrawlResult result = co_await crawl(std::move(fetch), std::move(options));
-  report.tls_fingerprint = connection.fingerprint();
-  if (result.error) {
-    report.error = std::move(result.error);
+  NodeCrawl crawled = co_await crawl_node(target, std::move(options));
+  InspectionReport report;
+  report.tls_fingerprint = std::move(crawled.tls_fingerprint);
+  if (crawled.result.error) {
+    report.error = std::move(crawled.result.error);
     co_return report;
   }
-  for (const auto& path : result.system_paths)
-    report.systems.push_back(normalize_inventory(result.graph, path));
-  report.manager_firmware = manager_firmware(result.graph);
-  remember_systems(node_id, std::move(result.system_paths));
+  for (const auto& path : crawled.result.system_paths)
+    report.systems.push_back(normalize_inventory(crawled.result.graph, path));
+  report.manager_firmware = manager_firmware(crawled.result.graph);
+  remember_systems(target.node_id, std::move(crawled.result.system_paths));
   co_return report;
 }
 

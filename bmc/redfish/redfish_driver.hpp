@@ -57,7 +57,15 @@ class RedfishDriver final : public NodeDriver {
     std::set<std::string> reported_entries;  // log entry paths already reported
   };
 
+  // A crawl of one node and the certificate that answered it (absent when none did).
+  struct NodeCrawl {
+    CrawlResult result;  // result.error also carries a target that cannot be resolved
+    std::optional<std::string> tls_fingerprint;
+  };
+
   CrawlOptions crawl_options(CrawlScope scope) const;
+  // Resolves the target and crawls it through a connection of its own.
+  boost::asio::awaitable<NodeCrawl> crawl_node(const DriverTarget& target, CrawlOptions options);
   std::vector<std::string> known_systems(const std::string& node_id) const;
   void remember_systems(const std::string& node_id, std::vector<std::string> paths);
   // Keeps the events not reported before and marks them reported.

@@ -56,7 +56,8 @@ PolledFamily lock_family(pqxx::transaction_base& tx, const std::string& node_id)
   PolledFamily family;
   const auto rows = tx.exec_params(
       "SELECT id, name, health, power_state, reachable, last_error, parent_id, system_id, "
-      "       coalesce(endpoint, '') AS endpoint, options::text AS options, tls_fingerprint "
+      "       coalesce(endpoint, '') AS endpoint, options::text AS options, tls_fingerprint, "
+      "       last_inspected IS NOT NULL AS inspected "
       "  FROM nodes WHERE (id = $1::uuid OR parent_id = $1::uuid) AND retired_at IS NULL "
       " ORDER BY parent_id NULLS FIRST FOR UPDATE",
       node_id);
@@ -70,8 +71,7 @@ PolledFamily lock_family(pqxx::transaction_base& tx, const std::string& node_id)
   for (std::size_t i = 1; i < rows.size(); ++i)
     if (!rows[i]["system_id"].is_null())
       family.children.emplace(rows[i]["system_id"].as<std::string>(), polled_node(rows[i]));
-  family.had_components =
-      !tx.exec_params("SELECT 1 FROM components WHERE node_id = $1::uuid LIMIT 1", node_id).empty();
+  family.inspected_before = rows[0]["inspected"].as<bool>();
   return family;
 }
 

@@ -25,7 +25,8 @@ struct PolledFamily {
   std::string endpoint;
   nlohmann::json options;
   std::optional<std::string> tls_fingerprint;
-  bool had_components = false;  // false before the first inspection: nothing is "added" then
+  // False until the first inspection is recorded: what it finds is the baseline, not "added".
+  bool inspected_before = false;
   // The node that stands for systems[i] of a report, or null when it has none (yet).
   const PolledNode* for_system(std::size_t index, const std::string& system_id) const;
 };

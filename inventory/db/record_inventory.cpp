@@ -248,7 +248,7 @@ void record_inventory(pqxx::transaction_base& tx, PolledFamily& family,
     const auto& system = report.systems[i];
     const PolledNode* node = family.for_system(i, system.system_id);
     if (!node) continue;
-    const bool announce = family.had_components;
+    const bool announce = family.inspected_before;
     const auto& id = system.identity;
     tx.exec_params(
         "UPDATE nodes SET manufacturer = $2, model = $3, serial = $4, asset_tag = coalesce($5, "

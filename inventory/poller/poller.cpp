@@ -10,6 +10,7 @@
 
 #include "inventory/crypto/primitives.hpp"
 #include "inventory/util/log.hpp"
+#include "inventory/util/on_pool.hpp"
 
 namespace ironhold {
 
@@ -38,17 +39,11 @@ std::string random_owner() {
   return "ironhold-" + crypto::to_hex(bytes);
 }
 
-template <class Fn>
-asio::awaitable<std::invoke_result_t<Fn>> run_on_pool(Fn fn) {
-  co_return fn();
-}
-
 }  // namespace
 
 template <class Fn>
 asio::awaitable<std::invoke_result_t<Fn>> Poller::blocking(Fn fn) {
-  return asio::co_spawn(blocking_pool_.get_executor(), run_on_pool(std::move(fn)),
-                        asio::use_awaitable);
+  return on_pool(blocking_pool_, std::move(fn));
 }
 
 Poller::Poller(asio::any_io_executor executor, asio::thread_pool& blocking_pool,

@@ -11,6 +11,7 @@
 
 #include "inventory/error.hpp"
 #include "sim/redfish/errors.hpp"
+#include "web/impl/listen.hpp"
 
 namespace ironhold::sim::redfish {
 
@@ -34,12 +35,7 @@ ControlServer::~ControlServer() {
 
 tcp::endpoint ControlServer::listen(const tcp::endpoint& endpoint) {
   acceptor_ = std::make_unique<tcp::acceptor>(io_);
-  boost::system::error_code ec;
-  acceptor_->open(endpoint.protocol(), ec);
-  if (!ec) acceptor_->set_option(asio::socket_base::reuse_address(true), ec);
-  if (!ec) acceptor_->bind(endpoint, ec);
-  if (!ec) acceptor_->listen(asio::socket_base::max_listen_connections, ec);
-  if (ec)
+  if (const auto ec = net::listen_on(*acceptor_, endpoint))
     throw invalid("cannot listen for the control API on " + endpoint.address().to_string() + ":" +
                       std::to_string(endpoint.port()) + ": " + ec.message(),
                   "control");

@@ -17,6 +17,7 @@
 #include "sim/redfish/errors.hpp"
 #include "sim/redfish/wire_faults.hpp"
 #include "sim/tls_cert.hpp"
+#include "web/impl/listen.hpp"
 
 namespace ironhold::sim::redfish {
 
@@ -83,12 +84,7 @@ tcp::endpoint RedfishServer::listen(const tcp::endpoint& endpoint) {
   if (want_tls_ && !ssl_context())
     set_certificate(make_self_signed_cert(endpoint.address().to_string()));
   acceptor_ = std::make_unique<tcp::acceptor>(io_);
-  boost::system::error_code ec;
-  acceptor_->open(endpoint.protocol(), ec);
-  if (!ec) acceptor_->set_option(asio::socket_base::reuse_address(true), ec);
-  if (!ec) acceptor_->bind(endpoint, ec);
-  if (!ec) acceptor_->listen(asio::socket_base::max_listen_connections, ec);
-  if (ec)
+  if (const auto ec = net::listen_on(*acceptor_, endpoint))
     throw invalid("cannot listen on " + endpoint.address().to_string() + ":" +
                       std::to_string(endpoint.port()) + ": " + ec.message(),
                   "listen");

@@ -16,18 +16,12 @@ db::PollStore& polls(Services& s) {
   return *s.polls;
 }
 
-void set_target(RequestContext& ctx, const Node& node) {
-  ctx.target_type = "node";
-  ctx.target_id = node.id;
-  ctx.target_name = node.name;
-}
-
 // A further System behind another node's BMC is read through that node.
 asio::awaitable<Node> polled_node(Services& s, RequestContext& ctx) {
   std::string key = ctx.path_param("id");
   auto work = [&s, key] { return s.nodes.get(key); };
   Node node = co_await s.blocking(work);
-  set_target(ctx, node);
+  ctx.set_target("node", node.id, node.name);
   if (node.retired_at) throw conflict("node \"" + node.name + "\" is retired");
   if (node.source != Source::bmc)
     throw conflict("node \"" + node.name + "\" is a cloud instance; its account's sync reads it");

@@ -11,12 +11,6 @@ namespace {
 
 using nlohmann::json;
 
-void set_target(RequestContext& ctx, const Node& node) {
-  ctx.target_type = "node";
-  ctx.target_id = node.id;
-  ctx.target_name = node.name;
-}
-
 // Until the node is found, the audit entry names what the client asked for.
 void set_requested_target(RequestContext& ctx) {
   ctx.target_type = "node";
@@ -120,7 +114,7 @@ asio::awaitable<Response> enroll_node(Services& s, RequestContext& ctx) {
   }
   auto work = [&s, spec] { return s.nodes.create(spec); };
   auto node = co_await s.blocking(work);
-  set_target(ctx, node);
+  ctx.set_target("node", node.id, node.name);
   auto res = ctx.json(http::status::created, to_json(node));
   res.set(http::field::location, "/api/v1/nodes/" + node.id);
   co_return res;
@@ -139,7 +133,7 @@ asio::awaitable<Response> update_node(Services& s, RequestContext& ctx) {
   std::string key = ctx.path_param("id");
   auto work = [&s, key, patch] { return s.nodes.update(key, patch); };
   auto node = co_await s.blocking(work);
-  set_target(ctx, node);
+  ctx.set_target("node", node.id, node.name);
   co_return ctx.json(http::status::ok, to_json(node));
 }
 
@@ -157,7 +151,7 @@ asio::awaitable<Response> delete_node(Services& s, RequestContext& ctx) {
   std::string key = ctx.path_param("id");
   auto work = [&s, key, purge] { return purge ? s.nodes.purge(key) : s.nodes.retire(key); };
   auto node = co_await s.blocking(work);
-  set_target(ctx, node);
+  ctx.set_target("node", node.id, node.name);
   co_return ctx.empty(http::status::no_content);
 }
 

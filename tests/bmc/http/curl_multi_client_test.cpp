@@ -7,11 +7,13 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <future>
+#include <memory>
 #include <mutex>
 
-#include "tests/support/server/bmc_peers.hpp"
 #include "tests/bmc/http/http_peer.hpp"
 #include "tests/bmc/http/io_threads.hpp"
+#include "tests/support/server/bmc_peers.hpp"
 #include "tests/support/server/tls_test_server.hpp"
 
 namespace {
@@ -35,12 +37,13 @@ HttpRequest get(std::string url, TlsPolicy tls = {}) {
   return request;
 }
 
-TlsPolicy plain() { return TlsPolicy{Mode::none, std::nullopt, {}}; }
+TlsPolicy plain() {
+  return TlsPolicy{Mode::none, std::nullopt, {}};
+}
 
 HttpResult fetch(IoThreads& loop, CurlMultiClient& client, HttpRequest request) {
   return loop.run(client.request(std::move(request)));
 }
-
 
 }  // namespace
 
@@ -116,7 +119,8 @@ TEST_CASE("CurlMultiClient accepts any certificate in insecure mode and refuses 
 }
 
 TEST_CASE("CurlMultiClient caps the body: an oversized answer is too_large") {
-  TlsTestServer server("127.0.0.1", CannedResponse{200, "application/json", std::string(4096, 'x')});
+  TlsTestServer server("127.0.0.1",
+                       CannedResponse{200, "application/json", std::string(4096, 'x')});
   IoThreads loop;
   CurlMultiClient client(loop.io.get_executor());
 
@@ -148,7 +152,8 @@ TEST_CASE("CurlMultiClient times out on a server that never answers") {
 TEST_CASE("CurlMultiClient reports connection refused as connect_failed") {
   IoThreads loop;
   CurlMultiClient client(loop.io.get_executor());
-  const std::string url = "http://127.0.0.1:" + std::to_string(ironhold::test::free_tcp_port("127.0.0.1")) + "/";
+  const std::string url =
+      "http://127.0.0.1:" + std::to_string(ironhold::test::free_tcp_port("127.0.0.1")) + "/";
   const HttpResult result = fetch(loop, client, get(url, plain()));
   REQUIRE_FALSE(result.ok());
   CHECK(result.error().kind == HttpErrorKind::connect_failed);
@@ -211,4 +216,72 @@ TEST_CASE("CurlMultiClient sends the method, headers and body it is given") {
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.error().kind == HttpErrorKind::protocol);
   CHECK(peer.requests() == 1);
+}
+
+TEST_CASE("CurlMultiClient opens a new connection when the server closes the last one") {
+  // Every answer closes its connection: libcurl closes the socket and the next request opens
+  // another, often with the same descriptor number, which must not be mistaken for the old one.
+  HttpPeer peer([](const std::string& line) { return PeerResponse{.body = line, .close = true}; });
+  IoThreads loop;
+  CurlMultiClient client(loop.io.get_executor());
+  for (int i = 0; i < 20; ++i) {
+    const HttpResult result = fetch(loop, client, get(peer.url("/c" + std::to_string(i)), plain()));
+    REQUIRE(result.ok());
+    CHECK(result.response().body == "GET /c" + std::to_string(i) + " HTTP/1.1");
+  }
+  CHECK(peer.requests() == 20);
+  CHECK(peer.connections() == 20);
+}
+
+TEST_CASE("CurlMultiClient sends nothing of an earlier request with a later one") {
+  // Easy handles are reused between requests: a GET after a POST must carry neither its body
+  // nor its headers.
+  HttpPeer peer([](const std::string&) { return PeerResponse{.body = "ok"}; });
+  IoThreads loop;
+  CurlMultiClient client(loop.io.get_executor());
+  HttpRequest post = get(peer.url("/first"), plain());
+  post.method = "POST";
+  post.body = R"({"secret":"s3cr3t"})";
+  post.headers.emplace_back("X-Only-First", "1");
+  REQUIRE(fetch(loop, client, post).ok());
+  REQUIRE(fetch(loop, client, get(peer.url("/second"), plain())).ok());
+  const std::vector<std::string> received = peer.received();
+  REQUIRE(received.size() == 2);
+  CHECK(received[0].find("POST /first") == 0);
+  CHECK(received[0].find("s3cr3t") != std::string::npos);
+  CHECK(received[1].find("GET /second") == 0);
+  CHECK(received[1].find("X-Only-First") == std::string::npos);
+  CHECK(received[1].find("s3cr3t") == std::string::npos);
+  CHECK(received[1].find("Content-Length") == std::string::npos);
+}
+
+TEST_CASE("CurlMultiClient spreads hosts over its shards and keeps each host on one") {
+  CHECK(url_origin("https://127.0.0.1:8443/redfish/v1/Systems") == "https://127.0.0.1:8443");
+  CHECK(url_origin("http://[::1]:80?x=1") == "http://[::1]:80");
+  CHECK(url_origin("https://bmc.example#frag") == "https://bmc.example");
+  CHECK(url_origin("no-scheme/path") == "no-scheme/path");
+
+  // Twelve peers through four shards, four requests each at once: every host still gets one
+  // connection (the per-host limit holds inside a shard) and every answer comes back.
+  std::vector<std::unique_ptr<HttpPeer>> peers;
+  for (int i = 0; i < 12; ++i)
+    peers.push_back(std::make_unique<HttpPeer>([](const std::string& line) {
+      return PeerResponse{.body = line, .delay = std::chrono::milliseconds(20)};
+    }));
+  IoThreads loop;
+  CurlMultiClient::Options options;
+  options.shards = 4;
+  CurlMultiClient client(loop.io.get_executor(), options);
+  std::vector<std::future<HttpResult>> results;
+  for (auto& peer : peers)
+    for (int i = 0; i < 4; ++i)
+      results.push_back(boost::asio::co_spawn(
+          loop.io, client.request(get(peer->url("/p" + std::to_string(i)), plain())),
+          boost::asio::use_future));
+  for (auto& result : results) CHECK(result.get().ok());
+  for (auto& peer : peers) {
+    CHECK(peer->requests() == 4);
+    CHECK(peer->connections() == 1);
+    CHECK(peer->max_in_flight() == 1);
+  }
 }

@@ -29,6 +29,7 @@ struct PeerResponse {
   std::string body;
   std::chrono::milliseconds delay{0};  // before answering, to let concurrent requests overlap
   bool hang = false;                   // never answer
+  bool close = false;                  // close the connection after answering
 };
 
 class HttpPeer {
@@ -71,6 +72,11 @@ class HttpPeer {
     return "http://127.0.0.1:" + std::to_string(port_) + path;
   }
   int connections() const { return connection_count_; }
+  // Every request so far, exactly as it arrived (head, blank line and body).
+  std::vector<std::string> received() {
+    std::lock_guard lock(heads_mutex_);
+    return heads_;
+  }
   int requests() const { return request_count_; }
   int max_in_flight() const { return max_in_flight_; }
 
@@ -124,10 +130,15 @@ class HttpPeer {
       const std::size_t total = end + 4 + content_length(head);
       while (buffer.size() < total)
         if (!read_more(fd, buffer)) return;
+      {
+        std::lock_guard lock(heads_mutex_);
+        heads_.push_back(buffer.substr(0, total));
+      }
       buffer.erase(0, total);
       ++request_count_;
       const int now = ++in_flight_;
-      for (int seen = max_in_flight_; now > seen && !max_in_flight_.compare_exchange_weak(seen, now);) {
+      for (int seen = max_in_flight_;
+           now > seen && !max_in_flight_.compare_exchange_weak(seen, now);) {
       }
       const PeerResponse response = handler_(head.substr(0, head.find("\r\n")));
       if (response.hang) {
@@ -143,10 +154,13 @@ class HttpPeer {
       --in_flight_;  // before the answer leaves, so a client's next request cannot overlap it
       if (::send(fd, out.data(), out.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(out.size()))
         return;
+      if (response.close) return;
     }
   }
 
   Handler handler_;
+  std::mutex heads_mutex_;
+  std::vector<std::string> heads_;  // every request as received: head and body
   int listener_ = -1;
   unsigned short port_ = 0;
   std::atomic<bool> stop_{false};
