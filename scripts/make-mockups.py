@@ -104,6 +104,9 @@ def build(spec):
         "Managers": link(ROOT + "/Managers"), "SessionService": link(ROOT + "/SessionService"),
         "UpdateService": link(ROOT + "/UpdateService"),
         "Links": {"Sessions": link(ROOT + "/SessionService/Sessions")},
+        # The simulator answers $select (sim/redfish/select_query.cpp), and says so.
+        "ProtocolFeaturesSupported": {"SelectQuery": True, "FilterQuery": False,
+                                      "ExcerptQuery": False, "OnlyMemberQuery": False},
     }
     if switches:
         root["Fabrics"] = link(ROOT + "/Fabrics")

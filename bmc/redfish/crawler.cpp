@@ -59,6 +59,7 @@ class Crawl {
 
  private:
   bool stopped() const { return result_.error.has_value(); }
+  const std::string root_path_{service_root_path};
   ResourceGraph& graph() { return result_.graph; }
 
   void fail(DriverErrorCode code, std::string message) {
@@ -203,11 +204,32 @@ class Crawl {
       }
     }
     result_.system_paths = systems;
+    // Only for Systems known before this crawl: a root read above means there is no select.
+    const bool select = !options_.system_select.empty() && !graph().find(root_path_);
     for (const auto& system : systems) {
+      if (select) co_await read_selected(system);
       const json* document = co_await read(system);
       require(document, "System " + system);
       if (stopped()) co_return;
     }
+  }
+
+  // A System through $select. A service that answers without the status properties did not
+  // select (or selected wrongly): the document is dropped, so read() fetches it whole.
+  boost::asio::awaitable<void> read_selected(const std::string& system) {
+    std::string request = system + "?" + options_.system_select;
+    std::optional<json> document = co_await get(request);
+    if (!document) {
+      // Refused (a 400 from a service that declares more than it does) or lost: read whole,
+      // and select no more until the root is read again.
+      if (!stopped()) result_.select_ignored = true;
+      co_return;
+    }
+    if (!document->contains("PowerState") && !document->contains("Status")) {
+      result_.select_ignored = true;
+      co_return;
+    }
+    graph().add(system, std::move(*document));
   }
 
   boost::asio::awaitable<void> read_around_systems() {
@@ -335,6 +357,11 @@ class Crawl {
 };
 
 }  // namespace
+
+bool supports_select(const ResourceGraph& graph) {
+  const json* root = graph.find(std::string(service_root_path));
+  return read_bool(read_object(root, "ProtocolFeaturesSupported"), "SelectQuery").value_or(false);
+}
 
 boost::asio::awaitable<CrawlResult> crawl(Fetcher fetch, CrawlOptions options) {
   Crawl state(std::move(fetch), std::move(options));

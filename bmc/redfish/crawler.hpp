@@ -31,6 +31,10 @@ struct CrawlOptions {
   std::size_t max_pages = 50;        // nextLink pages per collection
   // Known System paths (from an earlier crawl) let the status scope skip root and collection.
   std::vector<std::string> system_paths;
+  // With known System paths, a $select for them ("$select=Id,PowerState,Status"), for services
+  // whose root declares ProtocolFeaturesSupported.SelectQuery: the status poll then moves and
+  // parses a tenth of the document. Empty: whole documents.
+  std::string system_select;
   // Log entry paths already reported: their documents are not read again (sensors scope).
   std::function<bool(const std::string& entry_path)> entry_seen;
   // Log entry documents read per log service and crawl: a service that does not expand its
@@ -45,11 +49,17 @@ struct CrawlResult {
   std::vector<std::string> system_paths;
   // Resources that could not be read but did not stop the crawl ("GET /redfish/v1/...: 500").
   std::vector<std::string> warnings;
+  // The service answered system_select without the properties asked for: the Systems were read
+  // again whole, and the caller should stop asking it to select.
+  bool select_ignored = false;
   // Set when the crawl could not produce a usable result (root or Systems unreadable, auth
   // failure, TLS mismatch): the first such error.
   std::optional<DriverError> error;
 };
 
 boost::asio::awaitable<CrawlResult> crawl(Fetcher fetch, CrawlOptions options);
+
+// Whether the crawled service root declares $select support.
+bool supports_select(const ResourceGraph& graph);
 
 }  // namespace ironhold::bmc::redfish

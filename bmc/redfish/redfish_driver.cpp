@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "bmc/redfish/crawler.hpp"
+#include "bmc/redfish/normalize_links.hpp"
 #include "bmc/redfish/normalizer.hpp"
 
 namespace ironhold::bmc::redfish {
@@ -56,6 +57,21 @@ void RedfishDriver::remember_systems(const std::string& node_id, std::vector<std
   memory_[node_id].system_paths = std::move(paths);
 }
 
+void RedfishDriver::remember(const std::string& node_id, CrawlResult& result) {
+  const bool read_root = result.graph.find(std::string(service_root_path)) != nullptr;
+  std::lock_guard lock(memory_mutex_);
+  NodeMemory& memory = memory_[node_id];
+  memory.system_paths = std::move(result.system_paths);
+  if (read_root) memory.select_query = supports_select(result.graph);
+  if (result.select_ignored) memory.select_query = false;
+}
+
+bool RedfishDriver::selects(const std::string& node_id) const {
+  std::lock_guard lock(memory_mutex_);
+  const auto it = memory_.find(node_id);
+  return it != memory_.end() && it->second.select_query;
+}
+
 std::vector<HardwareEvent> RedfishDriver::first_reports(const std::string& node_id,
                                                         std::vector<HardwareEvent> events) {
   std::lock_guard lock(memory_mutex_);
@@ -86,6 +102,8 @@ asio::awaitable<StatusReport> RedfishDriver::poll_status(const DriverTarget& tar
   CrawlOptions options = crawl_options(CrawlScope::status);
   // Known System paths make the steady poll one GET per System, without root and collection.
   options.system_paths = known_systems(target.node_id);
+  // All the status needs of a System; Id too, since a service that selects may drop it.
+  if (selects(target.node_id)) options.system_select = "$select=Id,PowerState,Status";
   NodeCrawl crawled = co_await crawl_node(target, std::move(options));
   StatusReport report;
   report.tls_fingerprint = std::move(crawled.tls_fingerprint);
@@ -97,7 +115,7 @@ asio::awaitable<StatusReport> RedfishDriver::poll_status(const DriverTarget& tar
   }
   for (const auto& path : crawled.result.system_paths)
     report.systems.push_back(normalize_status(crawled.result.graph, path));
-  remember_systems(target.node_id, std::move(crawled.result.system_paths));
+  remember(target.node_id, crawled.result);
   co_return report;
 }
 
@@ -127,7 +145,7 @@ asio::awaitable<SensorReport> RedfishDriver::poll_sensors(const DriverTarget& ta
     sensors.events = first_reports(target.node_id, std::move(sensors.events));
     report.systems.push_back(std::move(sensors));
   }
-  remember_systems(target.node_id, std::move(crawled.result.system_paths));
+  remember(target.node_id, crawled.result);
   co_return report;
 }
 
@@ -144,7 +162,7 @@ asio::awaitable<InspectionReport> RedfishDriver::inspect(const DriverTarget& tar
   for (const auto& path : crawled.result.system_paths)
     report.systems.push_back(normalize_inventory(crawled.result.graph, path));
   report.manager_firmware = manager_firmware(crawled.result.graph);
-  remember_systems(target.node_id, std::move(crawled.result.system_paths));
+  remember(target.node_id, crawled.result);
   co_return report;
 }
 
@@ -191,18 +209,9 @@ asio::awaitable<void> RedfishDriver::shutdown() {
   // Each BMC holds only a few sessions; leaving ours open until they time out would lock others
   // out. Failures are ignored: the session expires on its own.
   std::vector<CachedSession> sessions = sessions_.take_all();
-  for (const auto& session : sessions) {
-    if (session.mode != AuthMode::session || session.session_uri.empty()) continue;
-    http::HttpRequest request;
-    request.method = "DELETE";
-    request.url = session.base_url + session.session_uri;
-    request.headers = {{"X-Auth-Token", session.token}, {"OData-Version", "4.0"}};
-    request.tls = session.tls;
-    request.connect_timeout = options_.transport.connect_timeout;
-    request.total_timeout = options_.transport.total_timeout;
-    http::HttpResult ignored = co_await client_.request(std::move(request));
-    (void)ignored;
-  }
+  for (auto& session : sessions)
+    if (session.mode == AuthMode::session)
+      co_await log_out(client_, options_.transport, std::move(session));
 }
 
 }  // namespace ironhold::bmc::redfish

@@ -55,6 +55,7 @@ class RedfishDriver final : public NodeDriver {
   struct NodeMemory {
     std::vector<std::string> system_paths;   // from the last successful crawl
     std::set<std::string> reported_entries;  // log entry paths already reported
+    bool select_query = false;               // the root declares $select support
   };
 
   // A crawl of one node and the certificate that answered it (absent when none did).
@@ -68,6 +69,9 @@ class RedfishDriver final : public NodeDriver {
   boost::asio::awaitable<NodeCrawl> crawl_node(const DriverTarget& target, CrawlOptions options);
   std::vector<std::string> known_systems(const std::string& node_id) const;
   void remember_systems(const std::string& node_id, std::vector<std::string> paths);
+  // What a successful crawl taught about the node: its Systems, and whether it selects.
+  void remember(const std::string& node_id, CrawlResult& result);
+  bool selects(const std::string& node_id) const;
   // Keeps the events not reported before and marks them reported.
   std::vector<HardwareEvent> first_reports(const std::string& node_id,
                                            std::vector<HardwareEvent> events);

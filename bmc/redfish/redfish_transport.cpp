@@ -152,7 +152,7 @@ asio::awaitable<RedfishConnection::AuthResult> RedfishConnection::login() {
   session.tls = target_.tls;
   if (!has_session_service(root_doc)) {
     session.mode = AuthMode::basic;
-    sessions_.store(target_.key, session);
+    co_await keep(session);
     co_return session;
   }
   const std::string path = sessions_path(root_doc);
@@ -188,8 +188,30 @@ asio::awaitable<RedfishConnection::AuthResult> RedfishConnection::login() {
     sessions_.record_success(target_.key);
   }
   session.tls = target_.tls;  // pinned now to what answered the login
-  sessions_.store(target_.key, session);
+  co_await keep(session);
   co_return session;
+}
+
+asio::awaitable<void> RedfishConnection::keep(CachedSession session) {
+  // A changed password leaves the old one's session open at the BMC: close it now rather than
+  // at shutdown, since BMCs have only a handful of session slots.
+  std::vector<CachedSession> superseded = sessions_.store(target_.key, std::move(session));
+  for (auto& old : superseded)
+    if (old.mode == AuthMode::session) co_await log_out(client_, options_, std::move(old));
+}
+
+asio::awaitable<void> log_out(http::BmcHttpClient& client, const TransportOptions& options,
+                              CachedSession session) {
+  if (session.session_uri.empty()) co_return;
+  http::HttpRequest request;
+  request.method = "DELETE";
+  request.url = session.base_url + session.session_uri;
+  request.headers = {{"X-Auth-Token", session.token}, {"OData-Version", "4.0"}};
+  request.tls = session.tls;
+  request.connect_timeout = options.connect_timeout;
+  request.total_timeout = options.total_timeout;
+  http::HttpResult ignored = co_await client.request(std::move(request));
+  (void)ignored;
 }
 
 asio::awaitable<CallResult> RedfishConnection::exchange(std::string method, std::string path,

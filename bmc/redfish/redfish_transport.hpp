@@ -50,6 +50,11 @@ DriverError error_from_status(long status, const nlohmann::json& body, std::stri
 // dropped. Empty when there is no path.
 std::string path_of(std::string_view link);
 
+// Ends a session at its BMC (DELETE of the session resource, with the address and TLS policy of
+// its login). Failures are ignored: the session then expires on its own.
+boost::asio::awaitable<void> log_out(http::BmcHttpClient& client, const TransportOptions& options,
+                                     CachedSession session);
+
 struct RedfishReply {
   long status = 0;
   nlohmann::json body;              // null when the body is empty
@@ -85,6 +90,8 @@ class RedfishConnection {
   // The key's session, logging in when there is none or when it is still `stale_token`.
   boost::asio::awaitable<AuthResult> authenticate(std::optional<std::string> stale_token);
   boost::asio::awaitable<AuthResult> login();
+  // Stores the key's session and logs out the ones it supersedes.
+  boost::asio::awaitable<void> keep(CachedSession session);
   // One HTTP exchange; `auth` adds the token or Basic header.
   boost::asio::awaitable<http::HttpResult> send(const std::string& method, const std::string& path,
                                                 const std::string& body,

@@ -25,9 +25,22 @@ std::optional<CachedSession> SessionCache::find(const std::string& key) const {
   return it->second;
 }
 
-void SessionCache::store(const std::string& key, CachedSession session) {
+std::vector<CachedSession> SessionCache::store(const std::string& key, CachedSession session) {
+  // Keys are "address\nuser\npassword-hash": one BMC and user share the prefix.
+  const std::string prefix = key.substr(0, key.rfind('\n') + 1);
   std::lock_guard lock(mutex_);
+  std::vector<CachedSession> superseded;
+  for (auto it = sessions_.lower_bound(prefix);
+       it != sessions_.end() && it->first.compare(0, prefix.size(), prefix) == 0;) {
+    if (it->first == key) {
+      ++it;
+      continue;
+    }
+    superseded.push_back(std::move(it->second));
+    it = sessions_.erase(it);
+  }
   sessions_[key] = std::move(session);
+  return superseded;
 }
 
 void SessionCache::invalidate(const std::string& key, const std::string& token) {

@@ -52,7 +52,10 @@ class SessionCache {
       std::function<Clock::time_point()> now = [] { return Clock::now(); });
 
   std::optional<CachedSession> find(const std::string& key) const;
-  void store(const std::string& key, CachedSession session);
+  // Stores the key's session and returns the sessions it supersedes: those of the same BMC and
+  // user under another password, which nothing will use again but which hold one of the BMC's
+  // few session slots until they are logged out.
+  [[nodiscard]] std::vector<CachedSession> store(const std::string& key, CachedSession session);
   // Drops the key's session if it is still the one with `token` (a 401 says it expired). A
   // newer session another request opened in the meantime stays.
   void invalidate(const std::string& key, const std::string& token);

@@ -202,6 +202,11 @@ void BmcState::expire_sessions() {
   collection["Members@odata.count"] = 0;
 }
 
+void BmcState::set_password(std::string password) {
+  std::lock_guard lock(mutex_);
+  config_.password = std::move(password);
+}
+
 std::size_t BmcState::session_count() const {
   std::lock_guard lock(mutex_);
   return sessions_.size();

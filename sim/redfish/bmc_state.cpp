@@ -8,6 +8,7 @@
 
 #include "sim/redfish/drift.hpp"
 #include "sim/redfish/errors.hpp"
+#include "sim/redfish/select_query.hpp"
 
 namespace ironhold::sim::redfish {
 
@@ -177,7 +178,8 @@ json to_json(const BmcCounters& c) {
           {"boot_overrides", c.boot_overrides},
           {"identify_changes", c.identify_changes},
           {"firmware_updates", c.firmware_updates},
-          {"requests", c.requests}};
+          {"requests", c.requests},
+          {"selected_reads", c.selected_reads}};
 }
 
 BmcState::BmcState(const Mockup& mockup, BmcConfig config) : config_(std::move(config)) {
@@ -284,7 +286,9 @@ Response BmcState::handle(const Request& request) {
   switch (method) {
     case http::verb::get:
     case http::verb::head: {
-      auto res = get(path);
+      const auto select = query_parameter(target, "$select");
+      if (select) ++counters_.selected_reads;
+      auto res = get(path, select);
       if (method == http::verb::head) {
         res.body().clear();
       }
@@ -301,7 +305,7 @@ Response BmcState::handle(const Request& request) {
   }
 }
 
-Response BmcState::get(const std::string& path) {
+Response BmcState::get(const std::string& path, const std::optional<std::string>& select) {
   const auto it = documents_.find(path);
   if (it == documents_.end()) return resource_missing(path);
   if (!it->second.is_json) {
@@ -319,7 +323,8 @@ Response BmcState::get(const std::string& path) {
     for (const auto& [system, health] : health_set_) heat = std::max(heat, heat_of(health));
     it->second.json = drifted(base->second, seed_, ++reads_[path], heat);
   }
-  auto res = json_response(http::status::ok, it->second.json);
+  auto res = json_response(http::status::ok,
+                           select ? apply_select(it->second.json, *select) : it->second.json);
   if (power_.count(path)) res.set(http::field::etag, etag(path));
   return res;
 }

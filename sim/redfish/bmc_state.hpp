@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,7 @@ struct BmcCounters {
   unsigned identify_changes = 0;  // accepted PATCHes of LocationIndicatorActive / IndicatorLED
   unsigned firmware_updates = 0;  // accepted UpdateService.SimpleUpdate actions
   unsigned requests = 0;          // requests answered by handle()
+  unsigned selected_reads = 0;    // GETs answered with $select
 };
 nlohmann::json to_json(const BmcCounters& counters);
 
@@ -76,6 +78,9 @@ class BmcState {
   nlohmann::json append_sel(const std::string& severity, const std::string& message,
                             const std::string& sensor_type = {}, const std::string& system = {});
   void expire_sessions();  // every client must log in again
+  // An administrator changed the account's password: logins need the new one; open sessions
+  // stay valid, as on most BMCs.
+  void set_password(std::string password);
   std::size_t session_count() const;
   // {"systems": [{"id", "power_state", "health"}], "faults": [...], "counters": {...}}
   nlohmann::json describe() const;
@@ -104,7 +109,8 @@ class BmcState {
   bool authenticated(const Request& request);
   std::string current_power(const PowerMachine& machine) const;
   void refresh_power(const std::string& path);
-  Response get(const std::string& path);
+  // `select`: the request's $select, when it has one.
+  Response get(const std::string& path, const std::optional<std::string>& select = std::nullopt);
   Response post(const std::string& path, const Request& request);
   Response patch(const std::string& path, const Request& request);
   Response patch_system(const std::string& path, const nlohmann::json& body);

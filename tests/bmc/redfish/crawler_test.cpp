@@ -297,3 +297,87 @@ TEST_CASE("canonical paths", "[redfish][crawler]") {
   CHECK(canonical_path("").empty());
   CHECK(canonical_path("/redfish/v10").empty());
 }
+
+namespace {
+
+// The rackmount System as a selecting service answers "$select=Id,PowerState,Status".
+json selected_rack_system(const std::filesystem::path& root) {
+  const json whole = load_json(file_for(root, rack_system)).value();
+  json out = json::object();
+  for (const char* key : {"@odata.id", "@odata.type", "Id", "PowerState", "Status"})
+    if (whole.contains(key)) out[key] = whole[key];
+  return out;
+}
+
+const std::string select_status = "$select=Id,PowerState,Status";
+
+}  // namespace
+
+TEST_CASE("status scope asks known Systems for the selected properties only",
+          "[redfish][crawler][select]") {
+  auto root = mockup("public-rackmount1");
+  if (root.empty()) {
+    WARN("redfish mockups not found; skipped");
+    return;
+  }
+  auto state = serve_mockup(root);
+  const json selected = selected_rack_system(root);
+  state->generate = [&](const std::string& path) -> std::optional<json> {
+    if (path == rack_system + "?" + select_status) return selected;
+    return std::nullopt;
+  };
+  CrawlOptions options = scope(CrawlScope::status);
+  options.system_paths = {rack_system};
+  options.system_select = select_status;
+  CrawlResult result = crawl_service(state, options);
+  REQUIRE_FALSE(result.error);
+  CHECK(state->requests == std::vector<std::string>{rack_system + "?" + select_status});
+  CHECK_FALSE(result.select_ignored);
+  REQUIRE(result.graph.find(rack_system));
+  CHECK(*result.graph.find(rack_system) == selected);
+}
+
+TEST_CASE("a service that ignores or refuses $select is read whole, and that is reported",
+          "[redfish][crawler][select]") {
+  auto root = mockup("public-rackmount1");
+  if (root.empty()) {
+    WARN("redfish mockups not found; skipped");
+    return;
+  }
+  const json whole = load_json(file_for(root, rack_system)).value();
+  for (const bool refuses : {false, true}) {
+    auto state = serve_mockup(root);
+    if (refuses)
+      state->failures[rack_system + "?" + select_status] =
+          DriverError{DriverErrorCode::rejected, "400 Bad Request"};
+    else  // answers, but with none of the properties asked for
+      state->generate = [](const std::string& path) -> std::optional<json> {
+        if (path.find('?') == std::string::npos) return std::nullopt;
+        return json{{"@odata.id", rack_system}};
+      };
+    CrawlOptions options = scope(CrawlScope::status);
+    options.system_paths = {rack_system};
+    options.system_select = select_status;
+    CrawlResult result = crawl_service(state, options);
+    REQUIRE_FALSE(result.error);
+    CHECK(state->requests ==
+          std::vector<std::string>{rack_system + "?" + select_status, rack_system});
+    CHECK(result.select_ignored);
+    REQUIRE(result.graph.find(rack_system));
+    CHECK(*result.graph.find(rack_system) == whole);
+  }
+}
+
+TEST_CASE("supports_select reads the root's ProtocolFeaturesSupported, and only a boolean",
+          "[redfish][crawler][select]") {
+  ResourceGraph graph;
+  CHECK_FALSE(supports_select(graph));
+  graph.add("/redfish/v1", json{{"ProtocolFeaturesSupported", {{"SelectQuery", true}}}});
+  CHECK(supports_select(graph));
+  ResourceGraph declines;
+  declines.add("/redfish/v1", json{{"ProtocolFeaturesSupported", {{"SelectQuery", false}}}});
+  CHECK_FALSE(supports_select(declines));
+  ResourceGraph odd;
+  odd.add("/redfish/v1", json{{"ProtocolFeaturesSupported", {{"SelectQuery", 1}}}});
+  CHECK_FALSE(supports_select(odd));
+}

@@ -125,3 +125,38 @@ TEST_CASE("a sensor poll reports each log entry once per driver", "[redfish][dri
   for (const auto& s : third.systems) again += s.events.size();
   CHECK(again == events);
 }
+
+TEST_CASE("a service that declares $select is polled for the status properties only",
+          "[redfish][driver][select]") {
+  // Our GPU-server mockup declares ProtocolFeaturesSupported.SelectQuery and the simulator
+  // selects; the DMTF rackmount declares it false and must never be asked.
+  const fs::path gpu = fs::path(__FILE__).parent_path().parent_path().parent_path().parent_path() /
+                       "mockups" / "hgx-gpu-server";
+  const std::string system = mockup_first_system(gpu);
+  SimulatedBmc bmc(gpu);
+  IoThreads io;
+  RedfishDriver driver(io.io.get_executor());
+  REQUIRE(io.run(driver.poll_status(bmc.target())).ok());  // learns the Systems and $select
+  CHECK(bmc.state().counters().selected_reads == 0);
+  const StatusReport steady = io.run(driver.poll_status(bmc.target()));
+  REQUIRE(steady.ok());
+  CHECK(bmc.state().counters().selected_reads == 1);
+  const json whole = mockup_document(gpu, system);
+  CHECK(steady.systems[0].system_id == whole["Id"].get<std::string>());
+  CHECK(steady.systems[0].power_state ==
+        (whole["PowerState"] == "On" ? PowerState::on : PowerState::off));
+
+  REQUIRE(io.run(driver.power(bmc.target(), "", PowerAction::off)).ok());
+  for (int i = 0; i < 100 && bmc.state().power_state(system) != "Off"; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const StatusReport after = io.run(driver.poll_status(bmc.target()));
+  REQUIRE(after.ok());
+  CHECK(after.systems[0].power_state == PowerState::off);
+
+  if (!have_rackmount_mockup()) return;
+  SimulatedBmc rack;
+  RedfishDriver rack_driver(io.io.get_executor());
+  REQUIRE(io.run(rack_driver.poll_status(rack.target())).ok());
+  REQUIRE(io.run(rack_driver.poll_status(rack.target())).ok());
+  CHECK(rack.state().counters().selected_reads == 0);
+}

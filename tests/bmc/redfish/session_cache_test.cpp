@@ -45,7 +45,7 @@ TEST_CASE("a 401 drops only the session that failed", "[redfish][session]") {
   SessionCache cache;
   CachedSession s;
   s.token = "new";
-  cache.store("k", s);
+  CHECK(cache.store("k", s).empty());
   cache.invalidate("k", "old");  // another request already logged in again
   REQUIRE(cache.find("k"));
   cache.invalidate("k", "new");
@@ -124,4 +124,31 @@ TEST_CASE("links and Locations become paths", "[redfish][session]") {
   CHECK(path_of("/redfish/v1/Systems/1#/Oem") == "/redfish/v1/Systems/1");
   CHECK(path_of("https://10.0.0.1") == "");
   CHECK(path_of("Systems/1") == "");
+}
+
+TEST_CASE("storing a session returns the same BMC and user's sessions under other passwords",
+          "[redfish][session]") {
+  SessionCache cache;
+  const std::string old_key = session_key("https://10.0.0.1:443", "admin", "old");
+  const std::string new_key = session_key("https://10.0.0.1:443", "admin", "new");
+  const std::string other_user = session_key("https://10.0.0.1:443", "operator", "old");
+  const std::string other_bmc = session_key("https://10.0.0.2:443", "admin", "old");
+  CachedSession session;
+  session.token = "t-old";
+  CHECK(cache.store(old_key, session).empty());
+  session.token = "t-operator";
+  CHECK(cache.store(other_user, session).empty());
+  session.token = "t-other-bmc";
+  CHECK(cache.store(other_bmc, session).empty());
+  session.token = "t-old-again";
+  CHECK(cache.store(old_key, session).empty());  // the same key replaces, supersedes nothing
+
+  session.token = "t-new";
+  const auto superseded = cache.store(new_key, session);
+  REQUIRE(superseded.size() == 1);
+  CHECK(superseded[0].token == "t-old-again");
+  CHECK_FALSE(cache.find(old_key));
+  CHECK(cache.find(other_user));
+  CHECK(cache.find(other_bmc));
+  CHECK(cache.find(new_key)->token == "t-new");
 }

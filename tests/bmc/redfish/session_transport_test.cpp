@@ -255,3 +255,21 @@ TEST_CASE("Basic auth is used where the service has no session service", "[redfi
   }
   fs::remove_all(dir);
 }
+
+TEST_CASE("a changed password logs the old session out instead of leaving it open",
+          "[redfish][session]") {
+  // BMCs keep a handful of session slots: the session opened with the old password must not
+  // hold one until the service stops.
+  if (!have_rackmount_mockup()) return;
+  SimulatedBmc bmc;
+  IoThreads io;
+  RedfishDriver driver(io.io.get_executor());
+  REQUIRE(io.run(driver.poll_status(bmc.target())).ok());
+  CHECK(bmc.state().session_count() == 1);
+  bmc.state().set_password("changed");
+  REQUIRE(io.run(driver.poll_status(bmc.target("changed"))).ok());
+  CHECK(bmc.state().counters().successful_logins == 2);
+  CHECK(bmc.state().session_count() == 1);
+  io.run(driver.shutdown());
+  CHECK(bmc.state().session_count() == 0);
+}
