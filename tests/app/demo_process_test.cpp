@@ -11,6 +11,7 @@
 
 #include "inventory/db/embedded_cluster.hpp"
 #include "inventory/util/process.hpp"
+#include "tests/app/ironhold_process.hpp"
 #include "tests/support/server/child_process.hpp"
 #include "tests/support/server/http_client.hpp"
 
@@ -21,25 +22,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Demo {
-  std::unique_ptr<ChildProcess> process;
-  unsigned short port = 0;
-};
-
-Demo start_demo(const fs::path& data_dir, const fs::path& log_file) {
-  Demo d;
-  d.process = std::make_unique<ChildProcess>(
-      IRONHOLD_BINARY,
-      std::vector<std::string>{"demo", "--data-dir", data_dir.string(), "--listen", "127.0.0.1:0",
-                               "--shutdown-grace", "2000", "--poll-status-interval", "5"},
-      log_file);
-  const auto line = d.process->wait_for_line("\"msg\":\"listening\"", 180s);
-  INFO(d.process->stderr_text());
-  REQUIRE(line);
-  const auto at = line->find("127.0.0.1:");
-  REQUIRE(at != std::string::npos);
-  d.port = static_cast<unsigned short>(std::atoi(line->c_str() + at + 10));
-  return d;
+IronholdProcess start_demo(const fs::path& data_dir, const fs::path& log_file) {
+  return start_ironhold({"demo", "--data-dir", data_dir.string(), "--listen", "127.0.0.1:0",
+                         "--shutdown-grace", "2000", "--poll-status-interval", "5"},
+                        log_file);
 }
 
 json all_nodes(unsigned short port, const std::string& token) {

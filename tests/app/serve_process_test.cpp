@@ -1,14 +1,15 @@
 // `ironhold serve` as a process on its embedded database: a data directory under a 0700 home (as
 // /root is), a restart that keeps the data, recovery from a killed ironhold, and clean stops.
-#include <catch2/catch.hpp>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <filesystem>
 
 #include "inventory/db/embedded_cluster.hpp"
 #include "inventory/util/process.hpp"
+#include "tests/app/ironhold_process.hpp"
 #include "tests/support/server/child_process.hpp"
 #include "tests/support/server/http_client.hpp"
 
@@ -18,31 +19,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Served {
-  std::unique_ptr<ChildProcess> process;
-  unsigned short port = 0;
-};
-
-Served start_serve(const fs::path& data_dir, const fs::path& log_file) {
-  Served s;
-  s.process = std::make_unique<ChildProcess>(
-      IRONHOLD_BINARY,
-      std::vector<std::string>{"serve", "--data-dir", data_dir.string(), "--listen", "127.0.0.1:0",
-                               "--shutdown-grace", "2000"},
-      log_file);
-  const auto line = s.process->wait_for_line("\"msg\":\"listening\"", 180s);
-  INFO(s.process->stderr_text());
-  REQUIRE(line);
-  const auto at = line->find("127.0.0.1:");
-  REQUIRE(at != std::string::npos);
-  s.port = static_cast<unsigned short>(std::atoi(line->c_str() + at + 10));
-  REQUIRE(s.port != 0);
-  return s;
+IronholdProcess start_serve(const fs::path& data_dir, const fs::path& log_file) {
+  return start_ironhold({"serve", "--data-dir", data_dir.string(), "--listen", "127.0.0.1:0",
+                         "--shutdown-grace", "2000"},
+                        log_file);
 }
 
 std::string create_token(const fs::path& data_dir) {
-  auto r = ironhold::util::run_process(IRONHOLD_BINARY, {"token", "create", "--data-dir", data_dir.string(),
-                                                         "--role", "admin", "--name", "t" + std::to_string(::getpid())});
+  auto r = ironhold::util::run_process(
+      IRONHOLD_BINARY, {"token", "create", "--data-dir", data_dir.string(), "--role", "admin",
+                        "--name", "t" + std::to_string(::getpid())});
   INFO(r.err);
   REQUIRE(r.ok());
   // The token alone on stdout, once.
@@ -69,8 +55,9 @@ TEST_CASE("serve runs on its embedded database under a 0700 home, survives resta
   {
     auto served = start_serve(data, log1);
     token = create_token(data);  // a second ironhold process on the same data directory
-    auto created = http_send(served.port, "POST", "/api/v1/nodes",
-                             {{"name", "persist-1"}, {"driver", "ipmi"}, {"endpoint", "ipmi://127.0.0.1:6230"}}, token);
+    auto created = http_send(
+        served.port, "POST", "/api/v1/nodes",
+        {{"name", "persist-1"}, {"driver", "ipmi"}, {"endpoint", "ipmi://127.0.0.1:6230"}}, token);
     REQUIRE(created.status == 201);
     node_id = created.json()["id"];
     CHECK(http_get(served.port, "/healthz", std::nullopt).json()["database"] == "ok");
