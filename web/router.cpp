@@ -2,31 +2,10 @@
 
 #include <stdexcept>
 
+#include "inventory/util/percent_decode.hpp"
+
 namespace ironhold::web {
 namespace {
-
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-bool percent_decode(std::string_view in, std::string& out) {
-  out.clear();
-  for (std::size_t i = 0; i < in.size(); ++i) {
-    if (in[i] != '%') {
-      out += in[i];
-      continue;
-    }
-    if (i + 2 >= in.size()) return false;
-    const int hi = hex_digit(in[i + 1]), lo = hex_digit(in[i + 2]);
-    if (hi < 0 || lo < 0) return false;
-    out += static_cast<char>(hi * 16 + lo);
-    i += 2;
-  }
-  return true;
-}
 
 std::vector<std::string> pattern_segments(std::string_view pattern) {
   std::vector<std::string> segments;
@@ -34,7 +13,9 @@ std::vector<std::string> pattern_segments(std::string_view pattern) {
   return segments;
 }
 
-bool is_placeholder(const std::string& s) { return s.size() > 2 && s.front() == '{' && s.back() == '}'; }
+bool is_placeholder(const std::string& s) {
+  return s.size() > 2 && s.front() == '{' && s.back() == '}';
+}
 
 }  // namespace
 

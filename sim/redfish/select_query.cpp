@@ -2,34 +2,18 @@
 
 #include <map>
 
+#include "inventory/util/percent_decode.hpp"
+
 namespace ironhold::sim::redfish {
 
 using nlohmann::json;
 
 namespace {
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-std::string percent_decode(std::string_view text) {
+// Lenient, as BMCs are: a malformed escape is kept as text.
+std::string decoded(std::string_view text) {
   std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 2 < text.size()) {
-      const int high = hex_value(text[i + 1]);
-      const int low = hex_value(text[i + 2]);
-      if (high >= 0 && low >= 0) {
-        out += static_cast<char>(high * 16 + low);
-        i += 2;
-        continue;
-      }
-    }
-    out += text[i] == '+' ? ' ' : text[i];
-  }
+  if (!percent_decode(text, out)) out = std::string(text);
   return out;
 }
 
@@ -86,9 +70,8 @@ std::optional<std::string> query_parameter(std::string_view target, std::string_
     const std::string_view pair = query.substr(0, amp);
     query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
     const auto equals = pair.find('=');
-    if (percent_decode(pair.substr(0, equals)) != name) continue;
-    return equals == std::string_view::npos ? std::string()
-                                            : percent_decode(pair.substr(equals + 1));
+    if (decoded(pair.substr(0, equals)) != name) continue;
+    return equals == std::string_view::npos ? std::string() : decoded(pair.substr(equals + 1));
   }
   return std::nullopt;
 }
