@@ -1,0 +1,17 @@
+#include "bmc/ipmi/bytes.hpp"
+
+namespace ironhold::bmc::ipmi {
+
+std::string to_hex_spaced(ByteView bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 3);
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    if (i > 0) out += ' ';
+    out += kHex[bytes[i] >> 4];
+    out += kHex[bytes[i] & 0x0F];
+  }
+  return out;
+}
+
+}  // namespace ironhold::bmc::ipmi
