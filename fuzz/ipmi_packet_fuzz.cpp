@@ -32,9 +32,8 @@ void exercise(ByteView raw, const SessionSecurity* security) {
   (void)decode_lan_message(packet->payload);
   if (!packet->rmcp_plus) return;
   const Bytes iv(16, 0x5C);
-  const Bytes again =
-      seal_packet(packet->type, packet->session_id, packet->sequence, packet->payload,
-                  packet->authenticated ? security : nullptr, iv);
+  const Bytes again = seal_packet(packet->type, packet->session_id, packet->sequence,
+                                  packet->payload, packet->authenticated ? security : nullptr, iv);
   auto reopened = open_packet(again, packet->authenticated ? security : nullptr);
   auto* round_trip = std::get_if<SessionPacket>(&reopened);
   if (round_trip == nullptr || round_trip->payload != packet->payload) __builtin_trap();
