@@ -14,6 +14,9 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
+#include "bmc/ipmi/lan_message.hpp"
+#include "bmc/ipmi/session_packet.hpp"
+
 namespace ironhold::bmc {
 namespace {
 
@@ -160,25 +163,13 @@ Outcome probe_redfish(const std::string& host, std::uint16_t port, milliseconds 
 // channel, authentication type support, authentication status, extended capabilities, OEM id (3),
 // OEM auxiliary data — 16 message bytes in all.
 
-constexpr std::uint8_t kRsAddrBmc = 0x20;
-constexpr std::uint8_t kRqAddrSoftware = 0x81;
+constexpr std::uint8_t kRsAddrBmc = ipmi::kBmcAddress;
+constexpr std::uint8_t kRqAddrSoftware = ipmi::kConsoleAddress;
 constexpr std::uint8_t kNetFnApp = 0x06;
 constexpr std::uint8_t kCmdGetChannelAuthCaps = 0x38;
 constexpr std::size_t kRmcpHeader = 4;
 constexpr std::size_t kSessionHeader = 10;  // authentication type none: no 16-byte auth code
 constexpr std::size_t kAuthCapsData = 8;
-
-std::uint8_t checksum(std::span<const std::uint8_t> bytes) {
-  unsigned sum = 0;
-  for (auto b : bytes) sum += b;
-  return static_cast<std::uint8_t>(0x100 - (sum & 0xFF));
-}
-
-bool sums_to_zero(std::span<const std::uint8_t> bytes) {
-  unsigned sum = 0;
-  for (auto b : bytes) sum += b;
-  return (sum & 0xFF) == 0;
-}
 
 std::string hex_byte(unsigned value) {
   char text[8];
@@ -314,20 +305,11 @@ bool is_redfish_service_root(std::string_view body) {
 }
 
 std::vector<std::uint8_t> ipmi_channel_auth_request() {
-  std::vector<std::uint8_t> packet = {
-      0x06, 0x00, 0xFF, 0x07,  // RMCP
-      0x00,                    // authentication type none
-      0x00, 0x00, 0x00, 0x00,  // session sequence number
-      0x00, 0x00, 0x00, 0x00,  // session id
-      0x09,                    // message length
-  };
-  const std::uint8_t head[] = {kRsAddrBmc, kNetFnApp << 2};
-  const std::uint8_t body[] = {kRqAddrSoftware, 0x00, kCmdGetChannelAuthCaps, 0x8E, 0x04};
-  packet.insert(packet.end(), std::begin(head), std::end(head));
-  packet.push_back(checksum(head));
-  packet.insert(packet.end(), std::begin(body), std::end(body));
-  packet.push_back(checksum(body));
-  return packet;
+  ipmi::LanMessage request;
+  request.netfn = kNetFnApp;
+  request.command = kCmdGetChannelAuthCaps;
+  request.data = {0x8E, 0x04};
+  return ipmi::seal_v15_packet(ipmi::encode_lan_message(request));
 }
 
 IpmiProbeReply check_ipmi_channel_auth_reply(std::span<const std::uint8_t> d) {
@@ -348,15 +330,20 @@ IpmiProbeReply check_ipmi_channel_auth_reply(std::span<const std::uint8_t> d) {
     return no("message length " + std::to_string(length) + " but " + std::to_string(msg.size()) +
               " bytes follow");
   if (length < 8) return no("a message of " + std::to_string(length) + " bytes is too short");
-  const auto m = msg.first(length);
-  if (!sums_to_zero(m.first(3))) return no("bad header checksum");
-  if (!sums_to_zero(m.subspan(3))) return no("bad data checksum");
-  if (m[0] != kRqAddrSoftware || m[3] != kRsAddrBmc) return no("unexpected addresses");
-  if (m[1] != ((kNetFnApp + 1) << 2)) return no("netFn/LUN " + hex_byte(m[1]) + " instead of 0x1C");
-  if (m[4] != 0x00) return no("sequence " + hex_byte(m[4]) + " does not match the request");
-  if (m[5] != kCmdGetChannelAuthCaps) return no("command " + hex_byte(m[5]) + " instead of 0x38");
-  if (m[6] != 0x00) return no("completion code " + hex_byte(m[6]));
-  const auto data = m.subspan(7, length - 8);  // after the completion code, before checksum 2
+  const auto decoded = ipmi::decode_lan_message(msg.first(length));
+  if (const auto* error = std::get_if<std::string>(&decoded)) return no(*error);
+  const ipmi::LanMessage& m = std::get<ipmi::LanMessage>(decoded);
+  if (m.target_address != kRqAddrSoftware || m.source_address != kRsAddrBmc)
+    return no("unexpected addresses");
+  if (m.netfn != kNetFnApp + 1 || m.target_lun != 0)
+    return no("netFn/LUN " + hex_byte(msg[1]) + " instead of 0x1C");
+  if (m.sequence != 0 || m.source_lun != 0)
+    return no("sequence " + hex_byte(msg[4]) + " does not match the request");
+  if (m.command != kCmdGetChannelAuthCaps)
+    return no("command " + hex_byte(m.command) + " instead of 0x38");
+  if (m.data.empty()) return no("no completion code");
+  if (m.data[0] != 0x00) return no("completion code " + hex_byte(m.data[0]));
+  const auto data = std::span(m.data).subspan(1);  // after the completion code
   if (data.size() < kAuthCapsData)
     return no(std::to_string(data.size()) + " data bytes instead of " +
               std::to_string(kAuthCapsData));
