@@ -11,61 +11,12 @@
 #include "bmc/ipmi/lan_message.hpp"
 #include "bmc/ipmi/rakp.hpp"
 #include "bmc/ipmi/session_packet.hpp"
+#include "tests/bmc/ipmi/capture.hpp"
 
 using namespace ironhold::bmc::ipmi;
+using namespace ironhold::bmc::ipmi::testing;
 
 namespace {
-
-const std::filesystem::path decode_file =
-    std::filesystem::path(IRONHOLD_SHARED_DIR) / "ipmi-sim" / "ipmi-session-decode.txt";
-
-Bytes hex_bytes(const std::string& text) {
-  Bytes out;
-  std::istringstream in(text);
-  std::string word;
-  while (in >> word) {
-    if (word.size() != 2 || !std::isxdigit(static_cast<unsigned char>(word[0])) ||
-        !std::isxdigit(static_cast<unsigned char>(word[1])))
-      break;
-    out.push_back(static_cast<std::uint8_t>(std::stoul(word, nullptr, 16)));
-  }
-  return out;
-}
-
-// Section 3 of the decode (the ipmitool session): per packet number, its raw bytes and the
-// decoder's notes; and the derived keys.
-struct Capture {
-  std::map<int, Bytes> raw;
-  std::map<int, Bytes> decrypted;       // plaintext with its confidentiality pad
-  std::map<int, std::size_t> conf_pad;  // that pad's length
-  std::map<std::string, Bytes> keys;    // "SIK", "K1", "K2"
-};
-
-Capture read_capture() {
-  Capture c;
-  std::ifstream in(decode_file);
-  std::string line;
-  bool in_section = false;
-  int packet = 0;
-  while (std::getline(in, line)) {
-    if (line.rfind("3. Field decode", 0) == 0) in_section = true;
-    if (line.rfind("4. Second capture", 0) == 0) break;
-    if (!in_section) continue;
-    if (line.size() > 1 && line[0] == '#') packet = std::stoi(line.substr(1));
-    const auto note = line.find_first_not_of(' ');
-    if (note == std::string::npos) continue;
-    const std::string body = line.substr(note);
-    if (body.rfind("raw: ", 0) == 0) c.raw[packet] = hex_bytes(body.substr(5));
-    if (const auto at = body.find("decrypted "); at != std::string::npos) {
-      c.decrypted[packet] = hex_bytes(body.substr(at + 10));
-      const auto pad = body.find("(confidentiality pad ");
-      c.conf_pad[packet] = std::stoul(body.substr(pad + 21));
-    }
-    for (const std::string key : {"SIK", "K1", "K2"})
-      if (body.rfind(key + " ", 0) == 0) c.keys[key] = hex_bytes(body.substr(body.rfind('=') + 1));
-  }
-  return c;
-}
 
 SessionPacket open_ok(ByteView raw, const SessionSecurity* security) {
   auto opened = open_packet(raw, security);
@@ -155,10 +106,7 @@ TEST_CASE("a captured suite-3 session decodes, verifies and re-encodes byte for 
     const SessionPacket packet = open_ok(raw, &security);
     CHECK(packet.encrypted);
     CHECK(packet.authenticated);
-    const Bytes& with_pad = c.decrypted.at(n);
-    const Bytes plain(with_pad.begin(),
-                      with_pad.end() - static_cast<std::ptrdiff_t>(c.conf_pad.at(n) + 1));
-    CHECK(packet.payload == plain);
+    CHECK(packet.payload == plaintext(c, n));
     CHECK(std::holds_alternative<LanMessage>(decode_lan_message(packet.payload)));
     // Sealed again with the packet's own IV, it is the same packet.
     const Bytes iv = slice(raw, 16, 16);

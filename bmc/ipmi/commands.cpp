@@ -1,0 +1,177 @@
+#include "bmc/ipmi/commands.hpp"
+
+namespace ironhold::bmc::ipmi {
+
+namespace {
+
+std::string too_short(const char* what, std::size_t got, std::size_t need) {
+  return std::string(what) + " response has " + std::to_string(got) + " data bytes, needs " +
+         std::to_string(need);
+}
+
+std::string hex(std::uint8_t b) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  return {kHex[b >> 4], kHex[b & 0x0F]};
+}
+
+}  // namespace
+
+std::string completion_code_text(std::uint8_t code) {
+  switch (code) {
+    case 0x00:
+      return "success";
+    case 0xC0:
+      return "node busy";
+    case 0xC1:
+      return "invalid command";
+    case 0xC2:
+      return "command invalid for this LUN";
+    case 0xC3:
+      return "timeout while processing the command";
+    case 0xC4:
+      return "out of space";
+    case 0xC5:
+      return "reservation cancelled or invalid";
+    case 0xC6:
+      return "request data truncated";
+    case 0xC7:
+      return "request data length invalid";
+    case 0xC8:
+      return "request data field length limit exceeded";
+    case 0xC9:
+      return "parameter out of range";
+    case 0xCA:
+      return "cannot return the number of requested data bytes";
+    case 0xCB:
+      return "requested sensor, data or record not present";
+    case 0xCC:
+      return "invalid data field in request";
+    case 0xCD:
+      return "command illegal for this sensor or record type";
+    case 0xCE:
+      return "command response could not be provided";
+    case 0xCF:
+      return "duplicated request";
+    case 0xD0:
+      return "SDR repository in update mode";
+    case 0xD1:
+      return "device in firmware update mode";
+    case 0xD2:
+      return "BMC initialization in progress";
+    case 0xD3:
+      return "destination unavailable";
+    case 0xD4:
+      return "insufficient privilege level";
+    case 0xD5:
+      return "not supported in the present state";
+    case 0xD6:
+      return "sub-function disabled or unavailable";
+    case 0xFF:
+      return "unspecified error";
+    default:
+      return "completion code " + hex(code) + "h";
+  }
+}
+
+Command get_device_id() {
+  return {kNetFnApp, 0x01, {}};
+}
+
+std::variant<DeviceId, std::string> parse_device_id(ByteView d) {
+  if (d.size() < 11) return too_short("Get Device ID", d.size(), 11);
+  DeviceId id;
+  id.device_id = d[0];
+  id.device_revision = d[1] & 0x0F;
+  id.provides_sdrs = (d[1] & 0x80) != 0;
+  id.firmware = std::to_string(d[2] & 0x7F) + "." + hex(d[3]);  // the minor revision is BCD
+  id.ipmi_version = std::to_string(d[4] & 0x0F) + "." + std::to_string(d[4] >> 4);
+  id.manufacturer_id = static_cast<std::uint32_t>(d[6] | (d[7] << 8) | ((d[8] & 0x0F) << 16));
+  id.product_id = static_cast<std::uint16_t>(d[9] | (d[10] << 8));
+  return id;
+}
+
+Command get_chassis_status() {
+  return {kNetFnChassis, 0x01, {}};
+}
+
+std::variant<ChassisStatus, std::string> parse_chassis_status(ByteView d) {
+  if (d.size() < 3) return too_short("Get Chassis Status", d.size(), 3);
+  ChassisStatus s;
+  s.power_on = (d[0] & 0x01) != 0;
+  s.power_overload = (d[0] & 0x02) != 0;
+  s.interlock = (d[0] & 0x04) != 0;
+  s.power_fault = (d[0] & 0x08) != 0;
+  s.control_fault = (d[0] & 0x10) != 0;
+  s.intrusion = (d[2] & 0x01) != 0;
+  s.drive_fault = (d[2] & 0x04) != 0;
+  s.cooling_fault = (d[2] & 0x08) != 0;
+  if (d[2] & 0x40) s.identify_on = ((d[2] >> 4) & 0x03) != 0;
+  return s;
+}
+
+Command chassis_control(ChassisControl action) {
+  return {kNetFnChassis, 0x02, {static_cast<std::uint8_t>(action)}};
+}
+
+Command chassis_identify(std::uint8_t seconds) {
+  return {kNetFnChassis, 0x04, {seconds}};
+}
+
+Command bmc_cold_reset() {
+  return {kNetFnApp, 0x02, {}};
+}
+
+namespace {
+
+std::uint8_t selector_of(BootTarget target) {
+  return static_cast<std::uint8_t>(static_cast<std::uint8_t>(target) << 2);
+}
+
+}  // namespace
+
+Command set_boot_flags(const BootFlags& f) {
+  const auto b1 = static_cast<std::uint8_t>((f.valid ? 0x80 : 0) | (f.persistent ? 0x40 : 0) |
+                                            (f.efi ? 0x20 : 0));
+  return {kNetFnChassis, 0x08, {0x05, b1, selector_of(f.target), 0x00, 0x00, 0x00}};
+}
+
+Command get_boot_flags() {
+  return {kNetFnChassis, 0x09, {0x05, 0x00, 0x00}};
+}
+
+std::variant<BootFlags, std::string> parse_boot_flags(ByteView d) {
+  // Parameter version, parameter selector (bit 7: invalid/locked), then the five flag bytes.
+  if (d.size() < 4) return too_short("Get System Boot Options", d.size(), 4);
+  if ((d[1] & 0x7F) != 0x05)
+    return "Get System Boot Options answered parameter " + std::to_string(d[1] & 0x7F) +
+           " instead of 5";
+  BootFlags f;
+  f.valid = (d[2] & 0x80) != 0;
+  f.persistent = (d[2] & 0x40) != 0;
+  f.efi = (d[2] & 0x20) != 0;
+  const std::uint8_t selector = (d[3] >> 2) & 0x0F;
+  switch (selector) {
+    case 0:
+    case 1:
+    case 2:
+    case 5:
+    case 6:
+      f.target = static_cast<BootTarget>(selector);
+      break;
+    default:
+      return "boot device selector " + std::to_string(selector) + " is not one Ironhold sets";
+  }
+  return f;
+}
+
+Command set_session_privilege(std::uint8_t level) {
+  return {kNetFnApp, 0x3B, {level}};
+}
+
+Command close_session(std::uint32_t bmc_session_id) {
+  Command c{kNetFnApp, 0x3C, {}};
+  put_u32(c.data, bmc_session_id);
+  return c;
+}
+
+}  // namespace ironhold::bmc::ipmi
