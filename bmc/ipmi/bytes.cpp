@@ -2,8 +2,15 @@
 
 namespace ironhold::bmc::ipmi {
 
+namespace {
+constexpr char kHex[] = "0123456789abcdef";
+}  // namespace
+
+std::string hex_byte(std::uint8_t byte) {
+  return {kHex[byte >> 4], kHex[byte & 0x0F]};
+}
+
 std::string to_hex_spaced(ByteView bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
   out.reserve(bytes.size() * 3);
   for (std::size_t i = 0; i < bytes.size(); ++i) {

@@ -65,5 +65,7 @@ class ByteReader {
 
 // "0a 1b ..." for messages and logs.
 std::string to_hex_spaced(ByteView bytes);
+// "0a": one byte, for messages.
+std::string hex_byte(std::uint8_t byte);
 
 }  // namespace ironhold::bmc::ipmi

@@ -9,11 +9,6 @@ std::string too_short(const char* what, std::size_t got, std::size_t need) {
          std::to_string(need);
 }
 
-std::string hex(std::uint8_t b) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  return {kHex[b >> 4], kHex[b & 0x0F]};
-}
-
 }  // namespace
 
 std::string completion_code_text(std::uint8_t code) {
@@ -69,7 +64,7 @@ std::string completion_code_text(std::uint8_t code) {
     case 0xFF:
       return "unspecified error";
     default:
-      return "completion code " + hex(code) + "h";
+      return "completion code " + hex_byte(code) + "h";
   }
 }
 
@@ -83,7 +78,7 @@ std::variant<DeviceId, std::string> parse_device_id(ByteView d) {
   id.device_id = d[0];
   id.device_revision = d[1] & 0x0F;
   id.provides_sdrs = (d[1] & 0x80) != 0;
-  id.firmware = std::to_string(d[2] & 0x7F) + "." + hex(d[3]);  // the minor revision is BCD
+  id.firmware = std::to_string(d[2] & 0x7F) + "." + hex_byte(d[3]);  // the minor revision is BCD
   id.ipmi_version = std::to_string(d[4] & 0x0F) + "." + std::to_string(d[4] >> 4);
   id.manufacturer_id = static_cast<std::uint32_t>(d[6] | (d[7] << 8) | ((d[8] & 0x0F) << 16));
   id.product_id = static_cast<std::uint16_t>(d[9] | (d[10] << 8));

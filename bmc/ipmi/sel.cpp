@@ -77,11 +77,6 @@ std::optional<Meaning> sensor_specific_meaning(std::uint8_t sensor_type, std::ui
   return std::nullopt;
 }
 
-std::string hex_byte(std::uint8_t b) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  return {kHex[b >> 4], kHex[b & 0x0F]};
-}
-
 }  // namespace
 
 std::string_view sensor_type_name(std::uint8_t type) {
