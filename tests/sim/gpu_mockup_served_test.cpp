@@ -6,6 +6,7 @@
 #include "curl_client.hpp"
 #include "inventory/error.hpp"
 #include "sim/redfish/fleet.hpp"
+#include "tests/support/project_mockups.hpp"
 
 using ironhold::test::curl_fetch;
 using ironhold::test::CurlCall;
@@ -14,8 +15,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path gpu_mockup =
-    fs::path(__FILE__).parent_path().parent_path().parent_path() / "mockups" / "hgx-gpu-server";
+const fs::path gpu_mockup = ironhold::test::project_mockup("hgx-gpu-server");
 const std::string system_path = "/redfish/v1/Systems/HGX_0";
 
 CurlCall post(const std::string& body) {

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "sim/redfish/mockup.hpp"
+#include "tests/support/project_mockups.hpp"
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -14,8 +15,7 @@ namespace rf = ironhold::sim::redfish;
 namespace {
 
 // tests/sim/mockups_test.cpp -> the repository's mockups/ (no define needed; __FILE__ is absolute).
-const fs::path mockups_dir =
-    fs::path(__FILE__).parent_path().parent_path().parent_path() / "mockups";
+const fs::path mockups_dir = ironhold::test::project_mockups();
 
 void collect_links(const json& value, std::set<std::string>& out) {
   if (value.is_array()) {

@@ -7,6 +7,7 @@
 
 #include "curl_client.hpp"
 #include "sim/redfish/fleet.hpp"
+#include "tests/support/project_mockups.hpp"
 
 using ironhold::sim::redfish::apply_select;
 using ironhold::sim::redfish::query_parameter;
@@ -16,8 +17,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path gpu_mockup =
-    fs::path(__FILE__).parent_path().parent_path().parent_path() / "mockups" / "hgx-gpu-server";
+const fs::path gpu_mockup = ironhold::test::project_mockup("hgx-gpu-server");
 const std::string system_path = "/redfish/v1/Systems/HGX_0";
 
 std::set<std::string> keys_of(const json& object) {

@@ -4,6 +4,7 @@
 
 #include "bmc/redfish/redfish_driver.hpp"
 #include "tests/bmc/redfish/driver_test_fixture.hpp"
+#include "tests/support/project_mockups.hpp"
 
 using namespace ironhold;
 using namespace ironhold::test;
@@ -130,8 +131,7 @@ TEST_CASE("a service that declares $select is polled for the status properties o
           "[redfish][driver][select]") {
   // Our GPU-server mockup declares ProtocolFeaturesSupported.SelectQuery and the simulator
   // selects; the DMTF rackmount declares it false and must never be asked.
-  const fs::path gpu = fs::path(__FILE__).parent_path().parent_path().parent_path().parent_path() /
-                       "mockups" / "hgx-gpu-server";
+  const fs::path gpu = project_mockup("hgx-gpu-server");
   const std::string system = mockup_first_system(gpu);
   SimulatedBmc bmc(gpu);
   IoThreads io;
