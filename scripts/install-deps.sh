@@ -18,9 +18,9 @@ packages=(
   libssl-dev libcurl4-openssl-dev nlohmann-json3-dev libpqxx-dev catch2
   postgresql-15 postgresql-client-15
   ca-certificates
-  # Test peers: OpenIPMI's BMC simulator (ipmi_sim; its start script needs python3) and ipmitool,
-  # a reference IPMI client.
-  openipmi ipmitool python3
+  # Test peers: OpenIPMI's BMC simulator (ipmi_sim; its start script needs python3), and two
+  # reference IPMI clients that Ironhold's own simulator is checked with: ipmitool and FreeIPMI.
+  openipmi ipmitool freeipmi-tools python3
 )
 
 missing=()
