@@ -169,4 +169,30 @@ Command close_session(std::uint32_t bmc_session_id) {
   return c;
 }
 
+Command get_channel_cipher_suites(std::uint8_t list_index) {
+  // Current channel; payload type IPMI; bit 7: list by cipher suite rather than by algorithm.
+  return {kNetFnApp, 0x54, {0x0E, 0x00, static_cast<std::uint8_t>(0x80 | (list_index & 0x3F))}};
+}
+
+std::variant<Bytes, std::string> parse_cipher_suite_page(ByteView data) {
+  if (data.empty()) return too_short("Get Channel Cipher Suites", 0, 1);
+  if (data.size() > 17)
+    return std::string("Get Channel Cipher Suites response has ") + std::to_string(data.size()) +
+           " data bytes, at most 17 are allowed";
+  return Bytes(data.begin() + 1, data.end());
+}
+
+std::vector<std::uint8_t> cipher_suite_ids(ByteView records) {
+  std::vector<std::uint8_t> ids;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    if (records[i] == 0xC0 && i + 1 < records.size()) {
+      ids.push_back(records[i + 1]);
+      ++i;
+    } else if (records[i] == 0xC1) {
+      i += 4;  // an OEM suite: id and IANA number, never chosen
+    }
+  }
+  return ids;
+}
+
 }  // namespace ironhold::bmc::ipmi

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "bmc/ipmi/bytes.hpp"
 
@@ -77,6 +78,17 @@ struct BootFlags {
 Command set_boot_flags(const BootFlags& flags);
 Command get_boot_flags();
 std::variant<BootFlags, std::string> parse_boot_flags(ByteView data);
+
+// --- Get Channel Cipher Suites (App 54h), session-less: which RMCP+ suites the BMC has ---
+// Each request returns up to 16 bytes of the channel's suite records, from `list_index` * 16; a
+// reply with fewer than 16 ends the list. The records (table 22-18) are C0h, suite id, then its
+// algorithm numbers (authentication 00-3Fh, integrity 40h|n, confidentiality 80h|n); C1h marks
+// an OEM suite (id, then a 3-byte IANA number).
+Command get_channel_cipher_suites(std::uint8_t list_index);
+// The record bytes of one reply (after the channel number), or an error.
+std::variant<Bytes, std::string> parse_cipher_suite_page(ByteView data);
+// The standard suite ids the concatenated record bytes list, in the BMC's order.
+std::vector<std::uint8_t> cipher_suite_ids(ByteView records);
 
 // --- Set Session Privilege Level (App 3Bh) and Close Session (App 3Ch) ---
 Command set_session_privilege(std::uint8_t level);  // 4: administrator
