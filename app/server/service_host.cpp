@@ -20,8 +20,10 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
       blocking_pool_(static_cast<std::size_t>(config.database_connections)),
       prober_(config.probe) {
   redfish_ = std::make_unique<bmc::redfish::RedfishDriver>(io_.get_executor());
+  ipmi_ = std::make_unique<bmc::ipmi::IpmiDriver>(io_.get_executor());
   if (config.poller_enabled) {
-    std::map<std::string, NodeDriver*> drivers{{"redfish", redfish_.get()}};
+    std::map<std::string, NodeDriver*> drivers{{"redfish", redfish_.get()},
+                                               {"ipmi", ipmi_.get()}};
     poller_ = std::make_unique<Poller>(io_.get_executor(), blocking_pool_, *polls_, std::move(drivers),
                                        config.poller);
   }

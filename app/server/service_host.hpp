@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "bmc/probe/bmc_prober.hpp"
+#include "bmc/ipmi/ipmi_driver.hpp"
 #include "bmc/redfish/redfish_driver.hpp"
 #include "inventory/crypto/secret_box.hpp"
 #include "inventory/db/audit_store.hpp"
@@ -64,6 +65,7 @@ class ServiceHost {
   // Null when the poller is disabled.
   Poller* poller() { return poller_.get(); }
   bmc::redfish::RedfishDriver& redfish() { return *redfish_; }
+  bmc::ipmi::IpmiDriver& ipmi() { return *ipmi_; }
 
  private:
   void schedule_maintenance(std::chrono::milliseconds delay);
@@ -80,6 +82,7 @@ class ServiceHost {
   boost::asio::thread_pool blocking_pool_;
   bmc::BmcProber prober_;
   std::unique_ptr<bmc::redfish::RedfishDriver> redfish_;
+  std::unique_ptr<bmc::ipmi::IpmiDriver> ipmi_;
   std::unique_ptr<Poller> poller_;
   std::unique_ptr<web::Services> services_;
   std::unique_ptr<web::Api> api_;

@@ -102,4 +102,7 @@ class LanClient {
   std::shared_ptr<Impl> impl_;
 };
 
+// "127.0.0.1:623" or "[::1]:623", for messages and keys.
+std::string endpoint_text(const boost::asio::ip::udp::endpoint& endpoint);
+
 }  // namespace ironhold::bmc::ipmi

@@ -126,7 +126,5 @@ struct LanClient::Impl : std::enable_shared_from_this<LanClient::Impl> {
   boost::asio::awaitable<std::optional<DriverError>> open(const std::shared_ptr<Session>& session);
 };
 
-// "127.0.0.1:623", for messages.
-std::string endpoint_text(const boost::asio::ip::udp::endpoint& endpoint);
 
 }  // namespace ironhold::bmc::ipmi

@@ -46,7 +46,9 @@ PollJob job_from_row(const pqxx::row& r, const crypto::SecretBox& box) {
   if (!r[7].is_null()) job.target.pinned_fingerprint = r[7].as<std::string>();
   if (!r[8].is_null()) {
     try {
-      job.target.credentials = open_node_secrets(box, job.target.node_id, r[8].c_str()).credentials;
+      auto secrets = open_node_secrets(box, job.target.node_id, r[8].c_str());
+      job.target.credentials = std::move(secrets.credentials);
+      job.target.kg = std::move(secrets.kg);
     } catch (const Error& e) {
       // The poll still runs (the service root needs no credentials); the BMC will refuse and
       // the node shows auth_failed, while the log says why.

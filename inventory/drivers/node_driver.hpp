@@ -50,6 +50,7 @@ struct DriverTarget {
   nlohmann::json options = nlohmann::json::object();  // validated bmc options (tls, ca_bundle, ...)
   std::optional<Credentials> credentials;
   std::optional<std::string> pinned_fingerprint;  // absent before the first contact
+  std::optional<std::string> kg;                  // IPMI BMC key K_G (hex), a write-only secret
 };
 
 struct StatusReport : DriverOutcome {

@@ -1,0 +1,30 @@
+#pragma once
+// One BMC as the driver's readers see it: commands go through the shared LanClient in that BMC's
+// session. Failures come back as DriverErrors that name the command.
+#include <boost/asio/awaitable.hpp>
+#include <string>
+
+#include "bmc/ipmi/lan_client.hpp"
+
+namespace ironhold::bmc::ipmi {
+
+class BmcLink {
+ public:
+  BmcLink(LanClient& client, SessionParams params) : client_(client), params_(std::move(params)) {}
+
+  boost::asio::awaitable<CallResult> call(const Command& command) {
+    CallResult result = co_await client_.call(params_, command);
+    co_return result;
+  }
+  const SessionParams& params() const { return params_; }
+
+ private:
+  LanClient& client_;
+  SessionParams params_;
+};
+
+// The error of a call that failed or was refused: the transport's, or the completion code by
+// name ("Get SEL Info: insufficient privilege level"). 0xC1 (invalid command) is `unsupported`.
+DriverError call_error(const CallResult& result, const std::string& what);
+
+}  // namespace ironhold::bmc::ipmi
