@@ -55,6 +55,10 @@ std::string allow_header(std::vector<http::verb> methods) {
 
 Api::Api(Services& services) : services_(services) {}
 
+Api::~Api() {
+  while (!adopted_.empty()) adopted_.pop_back();
+}
+
 // Coroutine bodies here avoid co_return inside try blocks and temporaries with destructors inside
 // co_await expressions: GCC 12 miscompiles some of those (a local destroyed twice).
 asio::awaitable<Response> Api::handle(Request request) {

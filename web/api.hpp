@@ -4,6 +4,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "inventory/error.hpp"
 
@@ -16,8 +17,15 @@ namespace ironhold::web {
 class Api {
  public:
   explicit Api(Services& services);
+  // Destroys the adopted objects first, newest first.
+  ~Api();
+  Api(const Api&) = delete;
+  Api& operator=(const Api&) = delete;
   Router& router() noexcept { return router_; }
   Services& services() noexcept { return services_; }
+  // Keeps something the routes of a resource use (a service with threads of its own) alive as
+  // long as the API, so that a resource can bring its own machinery at registration.
+  void adopt(std::shared_ptr<void> object) { adopted_.push_back(std::move(object)); }
 
   // Never throws: every failure becomes a problem response (a 500 is logged as a bug).
   asio::awaitable<Response> handle(Request request);
@@ -35,6 +43,7 @@ class Api {
 
   Services& services_;
   Router router_;
+  std::vector<std::shared_ptr<void>> adopted_;
 };
 
 // Registers every route of the API (web/routes/*.cpp).

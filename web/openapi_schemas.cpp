@@ -10,6 +10,7 @@ using nlohmann::json;
 
 json hardware_summary_schema();
 json hardware_schemas();
+json discovery_schemas();
 
 namespace {
 
@@ -143,6 +144,7 @@ json component_schemas() {
               {"NodeSummary", summary}, {"Problem", problem},          {"Token", token},
               {"AuditEntry", audit}};
   out.update(hardware_schemas());
+  out.update(discovery_schemas());
   return out;
 }
 

@@ -267,28 +267,31 @@ BmcProber::BmcProber(ProbeOptions options) : options_(options) {
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
-ProbeResult BmcProber::probe(const Endpoint& bare_host) {
+ProbeResult BmcProber::probe(const Endpoint& bare_host) { return probe_at(bare_host, {}); }
+
+ProbeResult BmcProber::probe_at(const Endpoint& bare_host, const ProbePorts& at) {
   ProbeResult result;
   const std::string& host = bare_host.host;
+  const std::uint16_t https_port = at.https_port.value_or(options_.https_port);
+  const std::uint16_t ipmi_port = at.ipmi_port.value_or(options_.ipmi_port);
+  const milliseconds timeout = at.timeout.value_or(options_.timeout);
 
-  const auto redfish = probe_redfish(host, options_.https_port, options_.timeout);
+  const auto redfish = probe_redfish(host, https_port, timeout);
   result.attempts.push_back(
-      {"redfish https://" + bracketed(host) + ":" + std::to_string(options_.https_port),
-       redfish.text});
+      {"redfish https://" + bracketed(host) + ":" + std::to_string(https_port), redfish.text});
   if (redfish.ok) {
     result.driver = "redfish";
     result.endpoint = Endpoint{"https", host, std::nullopt};
-    if (options_.https_port != 443) result.endpoint->port = options_.https_port;
+    if (https_port != 443) result.endpoint->port = https_port;
     return result;
   }
 
-  const auto ipmi = probe_ipmi(host, options_.ipmi_port, options_.timeout);
-  result.attempts.push_back(
-      {"ipmi " + bracketed(host) + ":" + std::to_string(options_.ipmi_port), ipmi.text});
+  const auto ipmi = probe_ipmi(host, ipmi_port, timeout);
+  result.attempts.push_back({"ipmi " + bracketed(host) + ":" + std::to_string(ipmi_port), ipmi.text});
   if (ipmi.ok) {
     result.driver = "ipmi";
     result.endpoint = Endpoint{"ipmi", host, std::nullopt};
-    if (options_.ipmi_port != 623) result.endpoint->port = options_.ipmi_port;
+    if (ipmi_port != 623) result.endpoint->port = ipmi_port;
   }
   return result;
 }

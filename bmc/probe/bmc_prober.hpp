@@ -28,6 +28,8 @@ class BmcProber : public EndpointProber {
   explicit BmcProber(ProbeOptions options = {});
   // Probes bare_host.host; a port on it is ignored (the ports are the options').
   ProbeResult probe(const Endpoint& bare_host) override;
+  // Empty fields of `at` take the options' values.
+  ProbeResult probe_at(const Endpoint& bare_host, const ProbePorts& at) override;
 
   const ProbeOptions& options() const { return options_; }
 

@@ -104,6 +104,17 @@ Node NodeStore::get(std::string_view id_or_name) {
   return transact(db_, [&](pqxx::work& tx) { return find_node(tx, id_or_name, false); });
 }
 
+std::optional<Node> NodeStore::find_by_endpoint(const std::string& endpoint) {
+  return transact(db_, [&](pqxx::work& tx) -> std::optional<Node> {
+    auto r = tx.exec_params(std::string("SELECT ") + node_columns +
+                                " FROM nodes n WHERE n.endpoint = $1 AND n.retired_at IS NULL "
+                                "ORDER BY n.created_at, n.id LIMIT 1",
+                            endpoint);
+    if (r.empty()) return std::nullopt;
+    return node_from_row(r[0]);
+  });
+}
+
 NodePage NodeStore::list(const NodeQuery& query) {
   SqlParams params;
   std::string where = node_where(query.filter, params);

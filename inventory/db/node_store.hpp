@@ -36,6 +36,9 @@ class NodeStore {
   // By id (any node, retired included) or by name (the node in service, else the latest retired).
   Node get(std::string_view id_or_name);
   NodePage list(const NodeQuery& query);
+  // The node in service whose endpoint is exactly this canonical text (Endpoint::to_string()),
+  // the oldest if several are; nullopt when none is.
+  std::optional<Node> find_by_endpoint(const std::string& endpoint);
   // {"total": n, "health": {...}, "power_state": {...}, "source": {...}, "driver": {...},
   //  "lifecycle": {...}} over the nodes the filter selects.
   nlohmann::json summary(const NodeFilter& filter);

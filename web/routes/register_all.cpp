@@ -6,6 +6,7 @@ void register_all_routes(Api& api) {
   register_health_routes(api);
   register_meta_routes(api);
   register_node_routes(api);
+  register_discovery_routes(api);
   register_hardware_routes(api);
   register_node_polling_routes(api);
   register_token_routes(api);
