@@ -18,7 +18,7 @@ constexpr const char* usage =
     "  migrate      apply database migrations\n"
     "  db shell     open psql on the database\n"
     "  token        create, list or revoke API tokens\n"
-    "  sim          run simulated BMCs (sim redfish --mockup DIR --count N)\n"
+    "  sim          run simulated BMCs (sim redfish --mockup DIR --count N, sim ipmi --count N)\n"
     "\n"
     "Client commands (--url/IRONHOLD_URL, --token/IRONHOLD_TOKEN):\n"
     "  node         list, show, enroll, set, rm or import nodes\n"

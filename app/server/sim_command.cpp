@@ -1,12 +1,13 @@
-// `ironhold sim redfish`: simulated BMCs for the demo, tests and benchmarks. The command line is
-// common to every simulator (--listen, --spread-addresses, --user, --password); the simulators
-// themselves live in sim/.
+// `ironhold sim redfish` and `ironhold sim ipmi`: simulated BMCs for the demo, tests and
+// benchmarks. The command line is common to every simulator (--listen, --spread-addresses, --user,
+// --password); the simulators themselves live in sim/.
 #include <charconv>
 #include <iostream>
 
 #include "app/cli/args.hpp"
 #include "app/cli/client_options.hpp"
 #include "app/server/commands.hpp"
+#include "sim/ipmi/fleet.hpp"
 #include "sim/redfish/fleet.hpp"
 
 namespace ironhold::app {
@@ -84,6 +85,70 @@ int run_redfish(std::span<const std::string> argv) {
   return sim::run_redfish_fleet(options, std::cout);
 }
 
+int run_ipmi(std::span<const std::string> argv) {
+  cli::Args args(
+      "ironhold sim ipmi", "",
+      "Serve N simulated IPMI 2.0 BMCs (RMCP+, cipher suites 3 and 17) of a GPU server; prints one "
+      "JSON line per BMC. Users: --user/--password (ADMINISTRATOR), operator/operator "
+      "(OPERATOR), readonly/readonly (USER)",
+      {
+          {.name = "count", .help = "how many BMCs", .default_value = "1", .value_name = "N"},
+          {.name = "listen",
+           .help = "the first BMC's UDP address; the others follow on consecutive ports (0: free "
+                   "ports)",
+           .default_value = "127.0.0.1:0",
+           .value_name = "HOST:PORT"},
+          {.name = "spread-addresses",
+           .takes_value = false,
+           .help = "put the BMCs on consecutive loopback addresses with the same port instead "
+                   "(e.g. --listen 127.0.1.1:623)"},
+          {.name = "user",
+           .help = "the BMCs' administrator name",
+           .default_value = "admin",
+           .value_name = "USER"},
+          {.name = "password",
+           .help = "the administrator's password (at most 20 bytes)",
+           .default_value = "password",
+           .value_name = "PASSWORD"},
+          {.name = "cycle-delay-ms",
+           .help = "how long a power cycle stays off, and a soft off takes",
+           .default_value = "1000",
+           .value_name = "MS"},
+          {.name = "max-sessions",
+           .help = "sessions each BMC holds at once (idle ones expire after 60 s)",
+           .default_value = "16",
+           .value_name = "N"},
+          {.name = "state-dir",
+           .help = "keep each BMC's endpoint and state (power, boot options, SEL) here across "
+                   "restarts",
+           .value_name = "DIR"},
+          {.name = "control",
+           .help = "serve the plain-HTTP control API (faults, power, sensors, SEL, sessions, "
+                   "counters) here; its address is logged to stderr",
+           .value_name = "HOST:PORT"},
+      });
+  args.parse(argv);
+  if (args.help_requested()) return std::cout << args.help_text(), 0;
+  if (!args.positional().empty())
+    throw cli::UsageError("unexpected argument \"" + args.positional()[0] + "\"");
+  sim::IpmiFleetOptions options;
+  options.count = parse_unsigned(args.value_or("count", "1"), "count", 1, 4096);
+  options.listen = args.value_or("listen", "127.0.0.1:0");
+  options.spread_addresses = args.flag("spread-addresses");
+  options.username = args.value_or("user", "admin");
+  options.password = args.value_or("password", "password");
+  if (options.username.empty() || options.username.size() > 16)
+    throw cli::UsageError("--user must be 1 to 16 bytes");
+  if (options.password.size() > 20) throw cli::UsageError("--password must be at most 20 bytes");
+  options.cycle_delay = std::chrono::milliseconds(
+      parse_unsigned(args.value_or("cycle-delay-ms", "1000"), "cycle-delay-ms", 0, 3'600'000));
+  options.max_sessions = parse_unsigned(args.value_or("max-sessions", "16"), "max-sessions", 1, 64);
+  if (const auto dir = args.get("state-dir"); dir && !dir->empty()) options.state_dir = *dir;
+  if (const auto control = args.get("control"); control && !control->empty())
+    options.control = *control;
+  return sim::run_ipmi_fleet(options, std::cout);
+}
+
 }  // namespace
 
 int run_sim_command(std::span<const std::string> argv) {
@@ -91,12 +156,14 @@ int run_sim_command(std::span<const std::string> argv) {
     const std::string usage =
         "usage: ironhold sim SIMULATOR [options]\n"
         "  redfish --mockup DIR [--count N] [--listen HOST:PORT]   simulated Redfish BMCs\n"
+        "  ipmi [--count N] [--listen HOST:PORT]                   simulated IPMI BMCs\n"
         "Run ironhold sim SIMULATOR --help for its options.\n";
     if (argv.empty() || argv[0] == "--help" || argv[0] == "-h") {
       std::cout << usage;
       return argv.empty() ? 2 : 0;
     }
     if (argv[0] == "redfish") return run_redfish(argv.subspan(1));
+    if (argv[0] == "ipmi") return run_ipmi(argv.subspan(1));
     throw cli::UsageError("unknown simulator \"" + argv[0] + "\"\n" + usage);
   });
 }
