@@ -134,7 +134,7 @@ int main(int argc, char** argv) {
   std::printf("starting %u simulated BMCs in %u processes...\n", count,
               (count + per_process - 1) / per_process);
   std::fflush(stdout);
-  bench::SimProcesses sims(ironhold, mockup, count, per_process, 19100);
+  bench::SimProcesses sims(ironhold, {"redfish", "--mockup", mockup}, count, per_process, 19100);
   if (latency) sims.set_faults("{\"latency_ms\": " + std::to_string(latency) + "}");
 
   std::vector<DriverTarget> targets;

@@ -20,11 +20,19 @@ std::size_t discard(char*, std::size_t size, std::size_t n, void*) {
 
 }  // namespace
 
-SimProcesses::SimProcesses(const std::string& ironhold, const std::string& mockup, unsigned count,
-                           unsigned per_process, unsigned control_base_port) {
+SimProcesses::SimProcesses(const std::string& ironhold, const std::vector<std::string>& simulator,
+                           unsigned count, unsigned per_process, unsigned control_base_port) {
   for (unsigned first = 0, p = 0; first < count; first += per_process, ++p) {
     const unsigned n = std::min(per_process, count - first);
     const std::string control = "127.0.0.1:" + std::to_string(control_base_port + p);
+    std::vector<std::string> args{ironhold, "sim"};
+    args.insert(args.end(), simulator.begin(), simulator.end());
+    for (const std::string& a : {std::string("--count"), std::to_string(n), std::string("--listen"),
+                                 std::string("127.0.0.1:0"), std::string("--control"), control})
+      args.push_back(a);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
     int out[2];
     if (pipe(out) != 0) throw std::runtime_error("pipe failed");
     const pid_t pid = fork();
@@ -37,10 +45,7 @@ SimProcesses::SimProcesses(const std::string& ironhold, const std::string& mocku
       getrlimit(RLIMIT_NOFILE, &limit);
       limit.rlim_cur = limit.rlim_max;
       setrlimit(RLIMIT_NOFILE, &limit);
-      const std::string count_text = std::to_string(n);
-      execl(ironhold.c_str(), ironhold.c_str(), "sim", "redfish", "--mockup", mockup.c_str(),
-            "--count", count_text.c_str(), "--listen", "127.0.0.1:0", "--control", control.c_str(),
-            static_cast<char*>(nullptr));
+      execv(ironhold.c_str(), argv.data());
       _exit(127);
     }
     close(out[1]);
@@ -51,7 +56,8 @@ SimProcesses::SimProcesses(const std::string& ironhold, const std::string& mocku
       if (!fgets(buffer, sizeof buffer, lines))
         throw std::runtime_error("a simulator process ended before printing all its BMCs");
       const auto doc = nlohmann::json::parse(buffer);
-      bmcs_.push_back({doc["endpoint"], doc["username"], doc["password"], "http://" + control, i});
+      bmcs_.push_back({doc.at("endpoint"), doc.value("username", ""), doc.value("password", ""),
+                       "http://" + control, i});
     }
     fclose(lines);  // the simulator keeps running; nothing more is read
   }

@@ -1,6 +1,7 @@
 #pragma once
-// Simulated BMC fleets in child processes (`ironhold sim redfish`), so that 5,000 BMCs do not
-// share one process's file descriptors, and their control APIs.
+// Simulated BMC fleets in child processes (`ironhold sim redfish` or `ironhold sim ipmi`), so
+// that thousands of BMCs do not share one process's file descriptors (nor the benchmarked
+// process's CPU time), and their control APIs.
 #include <sys/types.h>
 
 #include <string>
@@ -16,10 +17,11 @@ struct SimulatedBmc {
 
 class SimProcesses {
  public:
-  // Starts ceil(count / per_process) processes of `ironhold sim redfish`; returns when every BMC
-  // has printed its line.
-  SimProcesses(const std::string& ironhold, const std::string& mockup, unsigned count,
-               unsigned per_process, unsigned control_base_port);
+  // Starts ceil(count / per_process) processes of `ironhold sim <simulator...> --count N
+  // --listen 127.0.0.1:0 --control ...` (simulator: {"redfish", "--mockup", DIR} or {"ipmi"});
+  // returns when every BMC has printed its line.
+  SimProcesses(const std::string& ironhold, const std::vector<std::string>& simulator,
+               unsigned count, unsigned per_process, unsigned control_base_port);
   ~SimProcesses();  // SIGTERM, then SIGKILL
 
   const std::vector<SimulatedBmc>& bmcs() const { return bmcs_; }

@@ -2,6 +2,7 @@
 // One BMC as the driver's readers see it: commands go through the shared LanClient in that BMC's
 // session. Failures come back as DriverErrors that name the command.
 #include <boost/asio/awaitable.hpp>
+#include <memory>
 #include <string>
 
 #include "bmc/ipmi/lan_client.hpp"
@@ -10,17 +11,19 @@ namespace ironhold::bmc::ipmi {
 
 class BmcLink {
  public:
-  BmcLink(LanClient& client, SessionParams params) : client_(client), params_(std::move(params)) {}
+  // `params` prepared (SessionParams::prepare) and shared: a poll copies nothing.
+  BmcLink(LanClient& client, std::shared_ptr<const SessionParams> params)
+      : client_(client), params_(std::move(params)) {}
 
   boost::asio::awaitable<CallResult> call(const Command& command) {
-    CallResult result = co_await client_.call(params_, command);
+    CallResult result = co_await client_.call(*params_, command);
     co_return result;
   }
-  const SessionParams& params() const { return params_; }
+  const SessionParams& params() const { return *params_; }
 
  private:
   LanClient& client_;
-  SessionParams params_;
+  std::shared_ptr<const SessionParams> params_;
 };
 
 // The error of a call that failed or was refused: the transport's, or the completion code by

@@ -71,7 +71,63 @@ IpmiDriver::IpmiDriver(asio::any_io_executor executor, IpmiDriverOptions options
 // ---------------------------------------------------------------------------------------------
 // Targets, credentials and their backoff
 
-asio::awaitable<std::variant<SessionParams, DriverError>> IpmiDriver::session_params(
+namespace {
+
+bool same_credentials(const std::optional<Credentials>& a, const std::optional<Credentials>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  return !a || (a->username == b->username && a->password == b->password);
+}
+
+}  // namespace
+
+std::shared_ptr<const SessionParams> IpmiDriver::cached_params(const DriverTarget& target) {
+  std::lock_guard lock(memory_mutex_);
+  const auto it = memory_.find(target.node_id);
+  if (it == memory_.end() || !it->second.params) return nullptr;
+  const NodeMemory& m = it->second;
+  const bool same = m.endpoint.host == target.endpoint.host &&
+                    m.endpoint.port == target.endpoint.port &&
+                    m.endpoint.scheme == target.endpoint.scheme &&
+                    same_credentials(m.credentials, target.credentials) && m.kg == target.kg &&
+                    m.options == target.options;
+  return same ? m.params : nullptr;
+}
+
+asio::awaitable<std::variant<std::shared_ptr<const SessionParams>, DriverError>>
+IpmiDriver::session_params(const DriverTarget& target) {
+  auto cached = cached_params(target);
+  if (!cached) {
+    auto built = co_await build_params(target);
+    if (auto* e = std::get_if<DriverError>(&built)) co_return *e;
+    auto params = std::make_shared<SessionParams>(std::get<SessionParams>(std::move(built)));
+    params->prepare();
+    std::lock_guard lock(memory_mutex_);
+    NodeMemory& m = memory_[target.node_id];
+    m.params = params;
+    m.endpoint = target.endpoint;
+    m.credentials = target.credentials;
+    m.kg = target.kg;
+    m.options = target.options;
+    m.backoff_key = backoff_key(*params);
+    cached = params;
+  }
+  std::string key;
+  {
+    std::lock_guard lock(memory_mutex_);
+    NodeMemory& m = memory_[target.node_id];
+    if (!m.rejected) co_return cached;  // never rejected: nothing to look up
+    key = m.backoff_key;
+  }
+  if (const auto barred = backoff_.barred_for(key))
+    co_return DriverError{DriverErrorCode::auth_failed,
+                          "the BMC rejected these credentials; not tried again for " +
+                              minutes_text(*barred) +
+                              " (BMCs lock accounts). Change them to try at once"};
+  co_return cached;
+}
+
+// The session parameters a target asks for (uncached), or why it cannot be reached.
+asio::awaitable<std::variant<SessionParams, DriverError>> IpmiDriver::build_params(
     const DriverTarget& target) {
   SessionParams p;
   const Endpoint& endpoint = target.endpoint;
@@ -112,11 +168,6 @@ asio::awaitable<std::variant<SessionParams, DriverError>> IpmiDriver::session_pa
                             "the BMC's host name \"" + endpoint.host + "\" does not resolve"};
     p.bmc = results.begin()->endpoint();
   }
-  if (const auto barred = backoff_.barred_for(backoff_key(p)))
-    co_return DriverError{DriverErrorCode::auth_failed,
-                          "the BMC rejected these credentials; not tried again for " +
-                              minutes_text(*barred) +
-                              " (BMCs lock accounts). Change them to try at once"};
   co_return p;
 }
 
@@ -125,12 +176,21 @@ std::string IpmiDriver::backoff_key(const SessionParams& p) const {
   return endpoint_text(p.bmc) + "\n" + p.user + "\n" + crypto::to_hex(crypto::sha256(secrets));
 }
 
-void IpmiDriver::note_outcome(const SessionParams& params,
-                              const std::optional<DriverError>& error) {
-  if (error && error->code == DriverErrorCode::auth_failed)
-    backoff_.record_rejection(backoff_key(params));
-  else if (!error)
-    backoff_.record_success(backoff_key(params));
+void IpmiDriver::note_outcome(const DriverTarget& target, const std::optional<DriverError>& error) {
+  const bool rejected = error && error->code == DriverErrorCode::auth_failed;
+  std::string key;
+  {
+    std::lock_guard lock(memory_mutex_);
+    NodeMemory& m = memory_[target.node_id];
+    if (!rejected && (error || !m.rejected)) return;  // the common case: nothing to change
+    m.rejected = rejected;
+    key = m.backoff_key;
+  }
+  if (key.empty()) return;
+  if (rejected)
+    backoff_.record_rejection(key);
+  else
+    backoff_.record_success(key);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -143,10 +203,10 @@ asio::awaitable<StatusReport> IpmiDriver::poll_status(const DriverTarget& target
     report.error = *e;
     co_return report;
   }
-  BmcLink link(client_, std::get<SessionParams>(params));
+  BmcLink link(client_, std::get<std::shared_ptr<const SessionParams>>(params));
   const Command ask = get_chassis_status();
   const CallResult r = co_await link.call(ask);
-  note_outcome(link.params(), r.error);
+  note_outcome(target, r.error);
   if (!r.ok()) {
     report.error = call_error(r, "Get Chassis Status");
     co_return report;
@@ -256,10 +316,10 @@ asio::awaitable<SensorReport> IpmiDriver::poll_sensors(const DriverTarget& targe
     report.error = *e;
     co_return report;
   }
-  BmcLink link(client_, std::get<SessionParams>(params));
+  BmcLink link(client_, std::get<std::shared_ptr<const SessionParams>>(params));
   auto sdr = co_await sdr_of(target, link);
   if (auto* e = error_in(sdr)) {
-    note_outcome(link.params(), *e);
+    note_outcome(target, *e);
     report.error = *e;
     co_return report;
   }
@@ -273,7 +333,7 @@ asio::awaitable<SensorReport> IpmiDriver::poll_sensors(const DriverTarget& targe
     report.error = *e;
     co_return report;
   }
-  note_outcome(link.params(), std::nullopt);
+  note_outcome(target, std::nullopt);
   SystemSensors system;
   system.system_id = kSystemId;
   system.sensors = std::get<std::vector<SensorReading>>(std::move(readings));
@@ -289,9 +349,9 @@ asio::awaitable<InspectionReport> IpmiDriver::inspect(const DriverTarget& target
     report.error = *e;
     co_return report;
   }
-  BmcLink link(client_, std::get<SessionParams>(params));
+  BmcLink link(client_, std::get<std::shared_ptr<const SessionParams>>(params));
   auto fail = [&](DriverError error) {
-    note_outcome(link.params(), error);
+    note_outcome(target, error);
     report.error = std::move(error);
     report.systems.clear();
     return report;
@@ -392,7 +452,7 @@ asio::awaitable<InspectionReport> IpmiDriver::inspect(const DriverTarget& target
   if (auto* e = error_in(events)) co_return fail(*e);
   system.events = std::get<std::vector<HardwareEvent>>(std::move(events));
 
-  note_outcome(link.params(), std::nullopt);
+  note_outcome(target, std::nullopt);
   report.systems.push_back(std::move(system));
   co_return report;
 }
@@ -409,9 +469,9 @@ asio::awaitable<ActionReport> IpmiDriver::send_action(const DriverTarget& target
     report.error = *e;
     co_return report;
   }
-  BmcLink link(client_, std::get<SessionParams>(params));
+  BmcLink link(client_, std::get<std::shared_ptr<const SessionParams>>(params));
   const CallResult r = co_await link.call(command);
-  note_outcome(link.params(), r.error);
+  note_outcome(target, r.error);
   if (!r.ok()) report.error = call_error(r, report.detail);
   co_return report;
 }
@@ -474,7 +534,7 @@ asio::awaitable<ActionReport> IpmiDriver::set_boot(const DriverTarget& target, s
       report.error = *e;
       co_return report;
     }
-    BmcLink link(client_, std::get<SessionParams>(params));
+    BmcLink link(client_, std::get<std::shared_ptr<const SessionParams>>(params));
     const Command ask = get_boot_flags();
     const CallResult r = co_await link.call(ask);
     if (r.error) {
@@ -510,7 +570,8 @@ asio::awaitable<ActionReport> IpmiDriver::reset_controller(const DriverTarget& t
   if (!report.error) {
     // The BMC restarts and forgets its sessions; close ours rather than wait for a timeout.
     auto params = co_await session_params(target);
-    if (auto* p = std::get_if<SessionParams>(&params)) co_await client_.close_sessions(p->bmc);
+    if (auto* p = std::get_if<std::shared_ptr<const SessionParams>>(&params))
+      co_await client_.close_sessions((*p)->bmc);
     std::lock_guard lock(memory_mutex_);
     memory_.erase(target.node_id);
   }

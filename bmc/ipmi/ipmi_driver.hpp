@@ -52,6 +52,16 @@ class IpmiDriver final : public NodeDriver {
 
  private:
   struct NodeMemory {
+    // The prepared session parameters and what they were made from: rebuilt only when the
+    // target's endpoint, credentials, key or options change.
+    std::shared_ptr<const SessionParams> params;
+    Endpoint endpoint;
+    std::optional<Credentials> credentials;
+    std::optional<std::string> kg;
+    nlohmann::json options;
+    std::string backoff_key;
+    bool rejected = false;  // the last call said auth_failed (so a success must clear the bar)
+
     std::shared_ptr<const SdrRepository> sdr;  // read once per driver instance
     Health sensor_health = Health::unknown;
     std::optional<std::uint32_t> sel_last_addition;
@@ -60,11 +70,15 @@ class IpmiDriver final : public NodeDriver {
 
   // The session parameters for a target, or why there are none (no credentials, a bad option);
   // also refuses credentials that are barred after a rejection.
-  boost::asio::awaitable<std::variant<SessionParams, DriverError>> session_params(
+  boost::asio::awaitable<std::variant<std::shared_ptr<const SessionParams>, DriverError>>
+  session_params(const DriverTarget& target);
+  boost::asio::awaitable<std::variant<SessionParams, DriverError>> build_params(
       const DriverTarget& target);
+  // The params cached for the target when it has not changed since they were made.
+  std::shared_ptr<const SessionParams> cached_params(const DriverTarget& target);
   std::string backoff_key(const SessionParams& params) const;
-  // Records what a call's error says about the credentials.
-  void note_outcome(const SessionParams& params, const std::optional<DriverError>& error);
+  // Records what a call's error says about the node's credentials.
+  void note_outcome(const DriverTarget& target, const std::optional<DriverError>& error);
 
   boost::asio::awaitable<std::variant<std::shared_ptr<const SdrRepository>, DriverError>> sdr_of(
       const DriverTarget& target, BmcLink& link);

@@ -44,6 +44,8 @@ std::string session_fingerprint(const SessionParams& p) {
 // Where an RMCP+ packet keeps the session IDs the receive side routes by (IPMI v2.0 13.6):
 // RMCP header 4 | auth type | payload type | session ID (4) | sequence (4) | length (2) | payload.
 constexpr std::size_t kPayloadOffset = 16;
+// Datagrams read per wake-up before other work on the strand gets its turn.
+constexpr int kMaxDatagramsPerWakeup = 64;
 
 bool is_setup_reply(std::uint8_t payload_type) {
   return payload_type == static_cast<std::uint8_t>(PayloadType::open_session_response) ||
@@ -79,6 +81,11 @@ class SessionLock {
 
 }  // namespace
 
+void SessionParams::prepare() {
+  key = session_key(*this);
+  fingerprint = session_fingerprint(*this);
+}
+
 std::string endpoint_text(const udp::endpoint& endpoint) {
   const auto address = endpoint.address().to_string();
   return (endpoint.address().is_v6() ? "[" + address + "]" : address) + ":" +
@@ -96,15 +103,21 @@ LanClient::Impl::Impl(asio::any_io_executor executor, LanClientOptions opts)
       housekeeping(strand) {}
 
 void LanClient::Impl::start_receiving(Receiver& receiver) {
-  receiver.socket.async_receive_from(
-      asio::buffer(receiver.buffer), receiver.from,
-      asio::bind_executor(strand, [self = shared_from_this(), &receiver](
-                                      boost::system::error_code ec, std::size_t size) {
+  // Wait until the socket is readable, then read every datagram queued: under load a wake-up
+  // finds many, and each costs one recvfrom rather than a recvfrom and a re-arm.
+  receiver.socket.async_wait(
+      udp::socket::wait_read, asio::bind_executor(strand, [self = shared_from_this(), &receiver](
+                                                              boost::system::error_code ec) {
         if (ec == asio::error::operation_aborted || self->stopped || !receiver.socket.is_open())
           return;
-        // Other errors (an ICMP error queued for an earlier datagram) concern one BMC, which its
-        // own request's timeout reports; the socket goes on.
-        if (!ec) self->on_datagram(receiver.from, ByteView(receiver.buffer.data(), size));
+        for (int i = 0; i < kMaxDatagramsPerWakeup; ++i) {
+          const std::size_t size =
+              receiver.socket.receive_from(asio::buffer(receiver.buffer), receiver.from, 0, ec);
+          // would_block: drained. Other errors (an ICMP error queued for an earlier datagram)
+          // concern one BMC, which its own request's timeout reports; the socket goes on.
+          if (ec == asio::error::would_block || ec == asio::error::try_again) break;
+          if (!ec) self->on_datagram(receiver.from, ByteView(receiver.buffer.data(), size));
+        }
         self->start_receiving(receiver);
       }));
 }
@@ -269,13 +282,12 @@ void LanClient::Impl::fail(Session& session, DriverError error) {
     sessions.erase(it);
 }
 
-asio::awaitable<CallResult> LanClient::Impl::call(SessionParams params, Command command) {
+asio::awaitable<CallResult> LanClient::Impl::call(const SessionParams& params,
+                                                  const Command& command) {
   ++counters.requests;
-  const std::string key = session_key(params);
-  const std::string fingerprint = session_fingerprint(params);
   std::shared_ptr<Session> session;
-  if (auto it = sessions.find(key); it != sessions.end()) {
-    if (it->second->fingerprint == fingerprint) {
+  if (auto it = sessions.find(params.key); it != sessions.end()) {
+    if (it->second->fingerprint == params.fingerprint) {
       session = it->second;
     } else {
       // New secrets for this BMC and user: the old session holds a slot until closed.
@@ -286,10 +298,10 @@ asio::awaitable<CallResult> LanClient::Impl::call(SessionParams params, Command 
   }
   if (!session) {
     session = std::make_shared<Session>();
-    session->params = std::move(params);
-    session->key = key;
-    session->fingerprint = fingerprint;
-    sessions.emplace(key, session);
+    session->params = params;
+    session->key = params.key;
+    session->fingerprint = params.fingerprint;
+    sessions.emplace(params.key, session);
     start_housekeeping();
   }
   co_await lock(session);
@@ -465,9 +477,14 @@ LanClient::~LanClient() {
   asio::post(impl_->strand, [impl = impl_] { impl->stop(); });
 }
 
-asio::awaitable<CallResult> LanClient::call(SessionParams params, Command command) {
+asio::awaitable<CallResult> LanClient::call(const SessionParams& params, const Command& command) {
   auto impl = impl_;
-  auto work = impl->call(std::move(params), std::move(command));
+  std::optional<SessionParams> prepared;
+  if (params.key.empty() || params.fingerprint.empty()) {
+    prepared = params;
+    prepared->prepare();
+  }
+  auto work = impl->call(prepared ? *prepared : params, command);
   CallResult result = co_await asio::co_spawn(impl->strand, std::move(work), asio::use_awaitable);
   co_return result;
 }

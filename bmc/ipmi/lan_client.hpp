@@ -42,6 +42,12 @@ struct SessionParams {
   // Tried in this order; suite 0 (no authentication) only when listed here explicitly.
   std::vector<std::uint8_t> cipher_suites{17, 3};
   std::uint8_t privilege = kPrivilegeAdministrator;
+
+  // Filled by prepare() (call() does it when they are empty): the session table's key (BMC
+  // address and user) and a fingerprint of the rest (hashes of the secrets, suites, privilege).
+  // Callers that poll the same BMC often keep prepared params, so that nothing is hashed per call.
+  std::string key, fingerprint;
+  void prepare();
 };
 
 struct LanClientOptions {
@@ -87,7 +93,8 @@ class LanClient {
 
   // Sends `command` in the BMC's session (opened first if needed). Never throws for anything the
   // BMC or the network does.
-  boost::asio::awaitable<CallResult> call(SessionParams params, Command command);
+  // `params` and `command` must stay alive until the call completes (they are not copied).
+  boost::asio::awaitable<CallResult> call(const SessionParams& params, const Command& command);
 
   // Closes every session to `bmc` (a node deleted, its credentials changed).
   boost::asio::awaitable<void> close_sessions(boost::asio::ip::udp::endpoint bmc);

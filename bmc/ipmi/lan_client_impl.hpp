@@ -100,7 +100,7 @@ struct LanClient::Impl : std::enable_shared_from_this<LanClient::Impl> {
   Bytes seal_message(Session& session, ByteView lan_message);
 
   // --- calls and the session table (lan_client.cpp) ---
-  boost::asio::awaitable<CallResult> call(SessionParams params, Command command);
+  boost::asio::awaitable<CallResult> call(const SessionParams& params, const Command& command);
   boost::asio::awaitable<CallResult> call_locked(const std::shared_ptr<Session>& session,
                                                  const Command& command);
   boost::asio::awaitable<CallResult> send_command(const std::shared_ptr<Session>& session,
@@ -125,6 +125,5 @@ struct LanClient::Impl : std::enable_shared_from_this<LanClient::Impl> {
   // Opens the session or says why not; on success the session is active.
   boost::asio::awaitable<std::optional<DriverError>> open(const std::shared_ptr<Session>& session);
 };
-
 
 }  // namespace ironhold::bmc::ipmi
