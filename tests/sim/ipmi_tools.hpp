@@ -101,7 +101,7 @@ inline ToolRun freeipmi(sim::IpmiFleet& fleet, const std::string& tool, int suit
                                    "-p", password,
                                    "-D", "LAN_2_0",
                                    "-I", std::to_string(suite)};
-  if (tool != "ipmipower") {
+  if (tool == "ipmi-sensors" || tool == "ipmi-sel" || tool == "ipmi-fru") {
     // FreeIPMI wants the cache folder private to the user.
     const auto cache = std::filesystem::temp_directory_path() /
                        ("ih-ipmi-sdr-cache-" + std::to_string(::getpid()));

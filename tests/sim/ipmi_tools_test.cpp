@@ -191,6 +191,17 @@ TEST_CASE("FreeIPMI reads and controls the simulated BMC with suites 3 and 17",
   CHECK(lines_with(sel.output, "PSU2 Status").size() == 2);
   CHECK(lines_with(sel.output, "Inlet Temp").size() == 1);
 
+  // ipmi-config writes the boot flags (ipmi-chassis --set-boot-flags in FreeIPMI 1.6.10 fails in
+  // the library before it sends anything).
+  if (!ironhold::test::find_tool("ipmi-config").empty()) {
+    REQUIRE(freeipmi(
+                fleet, "ipmi-config", suite,
+                {"--category=chassis", "--commit", "--key-pair=Chassis_Boot_Flags:Boot_Device=PXE"})
+                .ok());
+    CHECK(bmc.boot_flags()["device"] == "pxe");
+    CHECK(bmc.boot_flags()["valid"] == true);
+  }
+
   const json fru = fleet.describe(0)["fru"];
   const auto fru_out = freeipmi(fleet, "ipmi-fru", suite, {});
   REQUIRE(fru_out.ok());
