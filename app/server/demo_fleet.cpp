@@ -17,6 +17,7 @@ namespace fs = std::filesystem;
 
 constexpr unsigned gpu_servers = 40;
 constexpr unsigned compute_servers = 8;
+constexpr unsigned ipmi_servers = 8;  // older servers managed over IPMI only
 constexpr const char* demo_password = "demo-password";
 
 std::unique_ptr<sim::RedfishFleet> start_fleet(const fs::path& mockup, unsigned count,
@@ -69,6 +70,25 @@ DemoFleet::DemoFleet(const fs::path& data_dir, const fs::path& mockups) {
     bmc.endpoint = compute ? compute_->endpoint(next_compute++) : gpu_->endpoint(next_gpu++);
     bmcs_.push_back(std::move(bmc));
   }
+  // Rack R4 in ams1: IPMI-only servers (older machines, or Redfish switched off).
+  sim::IpmiFleetOptions ipmi;
+  ipmi.count = ipmi_servers;
+  ipmi.listen = "127.0.0.1:0";
+  ipmi.password = demo_password;
+  ipmi.state_dir = state / "ipmi";
+  ipmi_ = std::make_unique<sim::IpmiFleet>(ipmi);
+  ipmi_->start();
+  for (unsigned i = 0; i < ipmi_servers; ++i) {
+    DemoBmc bmc;
+    bmc.site = "ams1";
+    bmc.rack = "R4";
+    bmc.unit = static_cast<int>((i + 1) * 2);
+    bmc.kind = "ipmi";
+    bmc.driver = "ipmi";
+    bmc.name = "ams1-r4-ipmi0" + std::to_string(i + 1);
+    bmc.endpoint = ipmi_->endpoint(i);
+    bmcs_.push_back(std::move(bmc));
+  }
   // A few unhealthy servers and one BMC that has stopped answering, so the console has
   // something to show. Health is part of the simulators' saved state; the fault is set anew.
   gpu_->state(3).set_health("Warning");
@@ -83,6 +103,7 @@ DemoFleet::DemoFleet(const fs::path& data_dir, const fs::path& mockups) {
 DemoFleet::~DemoFleet() {
   if (gpu_) gpu_->stop();
   if (compute_) compute_->stop();
+  if (ipmi_) ipmi_->stop();
 }
 
 void seed_demo_fleet(ServiceHost& host, const DemoFleet& fleet) {
@@ -90,7 +111,7 @@ void seed_demo_fleet(ServiceHost& host, const DemoFleet& fleet) {
   for (const auto& bmc : fleet.bmcs()) {
     nlohmann::json body = {
         {"name", bmc.name},
-        {"driver", "redfish"},
+        {"driver", bmc.driver},
         {"endpoint", bmc.endpoint},
         {"credentials", {{"username", "admin"}, {"password", demo_password}}},
         {"location", {{"site", bmc.site}, {"rack", bmc.rack}, {"unit", bmc.unit}}},

@@ -1,14 +1,15 @@
 #pragma once
-// `ironhold demo`'s fleet: 48 simulated Redfish BMCs served by this process (so none outlives it
-// or holds a port after a kill -9) from the project's own mockups, their endpoints, certificates
-// and state kept under the data directory so that a restart brings them back unchanged, and
-// their nodes enrolled once.
+// `ironhold demo`'s fleet: 48 simulated Redfish BMCs from the project's own mockups and a rack of
+// 8 IPMI-only servers, all served by this process (so none outlives it or holds a port after a
+// kill -9), their endpoints, certificates and state kept under the data directory so that a
+// restart brings them back unchanged, and their nodes enrolled once.
 #include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "app/server/service_host.hpp"
+#include "sim/ipmi/fleet.hpp"
 #include "sim/redfish/fleet.hpp"
 
 namespace ironhold::app {
@@ -16,7 +17,8 @@ namespace ironhold::app {
 struct DemoBmc {
   std::string name, endpoint, site, rack;
   int unit = 0;
-  std::string kind;  // "gpu" or "compute"
+  std::string kind;              // "gpu", "compute" or "ipmi"
+  std::string driver = "redfish";  // or "ipmi"
 };
 
 class DemoFleet {
@@ -29,6 +31,7 @@ class DemoFleet {
 
  private:
   std::unique_ptr<sim::RedfishFleet> gpu_, compute_;
+  std::unique_ptr<sim::IpmiFleet> ipmi_;
   std::vector<DemoBmc> bmcs_;
 };
 

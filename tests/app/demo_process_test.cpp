@@ -75,20 +75,25 @@ TEST_CASE("the demo's simulated fleet fills the inventory and survives a kill -9
       nodes = all_nodes(demo.port, token);
       inspected = 0;
       for (const auto& n : nodes) inspected += !n["last_inspected"].is_null();
-      if (inspected >= 47) break;
+      if (inspected >= 55) break;
       std::this_thread::sleep_for(1s);
     }
     INFO(demo.process->stderr_text().substr(0, 4000));
-    REQUIRE(nodes.size() == 48);
-    CHECK(inspected == 47);  // one BMC is dead on purpose
-    int unreachable = 0, unhealthy = 0, gpu_servers = 0;
+    REQUIRE(nodes.size() == 56);
+    CHECK(inspected == 55);  // one BMC is dead on purpose
+    int unreachable = 0, unhealthy = 0, gpu_servers = 0, ipmi_servers = 0;
     const int gpus = mockup_gpu_count();
     for (const auto& n : nodes) {
       first_run[n["name"]] = {n["id"], n["endpoint"]};
       unreachable += n["reachable"] == false;
       unhealthy += n["health"] == "warning" || n["health"] == "critical";
       gpu_servers += n["hardware"]["gpu_count"] == gpus;
+      // The IPMI-only rack: identity from FRU data, power from the chassis.
+      if (n["driver"] == "ipmi")
+        ipmi_servers += n["serial"].is_string() && n["power_state"] != "unknown" &&
+                        n["reachable"] == true;
     }
+    CHECK(ipmi_servers == 8);
     CHECK(unreachable == 1);
     CHECK(unhealthy >= 3);
     CHECK(gpu_servers == 39);
@@ -99,7 +104,7 @@ TEST_CASE("the demo's simulated fleet fills the inventory and survives a kill -9
     auto demo = start_demo(data, home / "demo2.log");
     INFO(demo.process->stderr_text().substr(0, 4000));
     json nodes = all_nodes(demo.port, token);
-    REQUIRE(nodes.size() == 48);
+    REQUIRE(nodes.size() == 56);
     for (const auto& n : nodes) {
       CHECK(first_run[n["name"]].first == n["id"]);
       CHECK(first_run[n["name"]].second == n["endpoint"]);
