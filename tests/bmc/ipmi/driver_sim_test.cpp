@@ -170,6 +170,21 @@ TEST_CASE("sensors and SEL entries as the simulated BMC holds them", "[ipmi][dri
   io.run(driver.shutdown());
 }
 
+TEST_CASE("FRU reads shrink when the BMC refuses a chunk that large", "[ipmi][driver][sim]") {
+  sim::IpmiFleet fleet(fleet_options("127.0.86.6"));
+  fleet.start();
+  IoThreads io;
+  IpmiDriverOptions options = quick();
+  options.limits.first_chunk = 128;  // the simulator answers reads over 32 bytes with 0xCA
+  IpmiDriver driver(io.io.get_executor(), options);
+  const InspectionReport report = io.run(driver.inspect(target_for(fleet, {17})));
+  if (report.error) FAIL(report.error->message);
+  const json fru = fleet.describe(0)["fru"];
+  CHECK(report.systems.at(0).identity.serial == fru["product_serial"].get<std::string>());
+  CHECK(report.systems.at(0).identity.asset_tag == fru["asset_tag"].get<std::string>());
+  io.run(driver.shutdown());
+}
+
 TEST_CASE("privilege limits: the read-only user reads, the operator acts, neither as admin",
           "[ipmi][driver][sim]") {
   sim::IpmiFleet fleet(fleet_options("127.0.86.3"));
