@@ -34,18 +34,26 @@ Bytes role_and_user(const RakpExchange& x) {
 
 }  // namespace
 
+// RAKP-none (suite 0) proves nothing: its codes and keys are empty.
+static bool proves_nothing(const RakpExchange& x) {
+  return x.suite.auth == AuthAlgorithm::none;
+}
+
 Bytes rakp2_code(const RakpExchange& x) {
+  if (proves_nothing(x)) return {};
   return hmac(digest_of(x.suite), as_bytes(x.password),
               {le32(x.console_session_id), le32(x.bmc_session_id), x.console_random, x.bmc_random,
                x.bmc_guid, role_and_user(x)});
 }
 
 Bytes rakp3_code(const RakpExchange& x) {
+  if (proves_nothing(x)) return {};
   return hmac(digest_of(x.suite), as_bytes(x.password),
               {x.bmc_random, le32(x.console_session_id), role_and_user(x)});
 }
 
 SessionKeys derive_keys(const RakpExchange& x) {
+  if (proves_nothing(x)) return {};
   const Digest digest = digest_of(x.suite);
   const ByteView kg = x.bmc_key.empty() ? as_bytes(x.password) : ByteView(x.bmc_key);
   SessionKeys keys;
@@ -60,6 +68,7 @@ SessionKeys derive_keys(const RakpExchange& x) {
 }
 
 Bytes rakp4_icv(const RakpExchange& x, const SessionKeys& keys) {
+  if (proves_nothing(x)) return {};
   Bytes icv =
       hmac(digest_of(x.suite), keys.sik, {x.console_random, le32(x.bmc_session_id), x.bmc_guid});
   icv.resize(x.suite.integrity_length());

@@ -88,8 +88,11 @@ void validate_bmc_options(const json& in, const std::string& scheme, json& out,
       if (!s.is_number_integer())
         throw invalid("\"options.cipher_suites\" must be an array of integers", "options.cipher_suites");
       const auto id = s.get<long long>();
-      if (id < 0 || id > 17)
-        throw unprocessable("IPMI cipher suites are numbered 0 to 17 (got " + std::to_string(id) + ")",
+      // The suites the IPMI driver implements. 0 (no authentication, no integrity, no
+      // encryption) is used only when listed here: listing it is the explicit consent.
+      if (id != 0 && id != 3 && id != 17)
+        throw unprocessable("the IPMI driver implements cipher suites 17, 3 and (without any "
+                            "security, only when listed) 0; got " + std::to_string(id),
                             "options.cipher_suites");
       if (!seen.insert(id).second)
         throw unprocessable("\"options.cipher_suites\" lists suite " + std::to_string(id) + " twice",

@@ -10,7 +10,7 @@ namespace ironhold {
 // write-only IPMI key to `kg`. Unknown or inapplicable options are unprocessable (422).
 //   tls: pin (default) | ca | insecure     (https)
 //   ca_bundle: PEM certificates            (https, with tls: ca)
-//   cipher_suites: [17, 3]                 (ipmi; ordered preference)
+//   cipher_suites: [17, 3]                 (ipmi; ordered preference of 17, 3, 0)
 //   privilege: operator | admin            (ipmi)
 //   kg: hex BMC key, write-only            (ipmi)
 void validate_bmc_options(const nlohmann::json& in, const std::string& scheme, nlohmann::json& out,

@@ -128,6 +128,13 @@ TEST_CASE("the preferred suites are tried in order; none that the BMC has is a c
   p.cipher_suites = {17, 3};  // falls back to 3
   device_id_of(io.run(client.call(p, get_device_id())));
   io.run(client.close_all());
+
+  // Suite 0 (no authentication, integrity or encryption) only when a node lists it explicitly;
+  // ipmi_sim offers it.
+  p.cipher_suites = {0};
+  device_id_of(io.run(client.call(p, get_device_id())));
+  CHECK(client.stats().sessions_opened == 2);
+  io.run(client.close_all());
 }
 
 TEST_CASE("wrong credentials are auth_failed and name what was wrong",

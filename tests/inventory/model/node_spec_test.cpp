@@ -73,6 +73,8 @@ TEST_CASE("IPMI options are validated and kg kept apart from public options", "[
   auto spec = parse_node_spec(body);
   CHECK(spec.options == json({{"cipher_suites", {17, 3}}, {"privilege", "operator"}}));
   CHECK(spec.kg == "00ff");
+  body["options"]["cipher_suites"] = {17, 1};  // suite 1 (no encryption) is not implemented
+  CHECK(failure(body) == std::make_pair(ErrorKind::unprocessable, std::string("options.cipher_suites")));
   body["options"]["cipher_suites"] = {17, 17};
   CHECK(failure(body) == std::make_pair(ErrorKind::unprocessable, std::string("options.cipher_suites")));
   body["options"]["cipher_suites"] = {"17"};
