@@ -22,6 +22,7 @@
 #include <mutex>
 #include <thread>
 
+#include "bench/bench_util.hpp"
 #include "bench/sim_processes.hpp"
 #include "bmc/ipmi/ipmi_driver.hpp"
 
@@ -29,20 +30,11 @@ namespace asio = boost::asio;
 using namespace ironhold;
 using Clock = std::chrono::steady_clock;
 
+using bench::arg;
+using bench::cpu_seconds;
+using bench::peak_rss_mib;
+
 namespace {
-
-double cpu_seconds(int who = RUSAGE_SELF) {
-  rusage u{};
-  getrusage(who, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
-
-long peak_rss_mib() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_maxrss / 1024;
-}
 
 struct SweepState {
   std::vector<DriverTarget>& targets;
@@ -132,12 +124,6 @@ void sample_ipmitool(const std::vector<bench::SimulatedBmc>& bmcs, unsigned samp
       "ipmitool -I lanplus -C %s chassis power status: %u runs, %u failed, %.1f ms cpu and "
       "%.1f ms wall per run\n",
       suite.c_str(), runs, failures, 1e3 * cpu / runs, 1e3 * wall / runs);
-}
-
-std::string arg(int argc, char** argv, const std::string& name, const std::string& fallback) {
-  for (int i = 1; i + 1 < argc; ++i)
-    if (argv[i] == "--" + name) return argv[i + 1];
-  return fallback;
 }
 
 }  // namespace

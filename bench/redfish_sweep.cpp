@@ -16,6 +16,7 @@
 #include <mutex>
 #include <thread>
 
+#include "bench/bench_util.hpp"
 #include "bench/sim_processes.hpp"
 #include "bmc/redfish/redfish_driver.hpp"
 #include "inventory/poller/poller.hpp"
@@ -24,20 +25,11 @@ namespace asio = boost::asio;
 using namespace ironhold;
 using Clock = std::chrono::steady_clock;
 
+using bench::arg;
+using bench::cpu_seconds;
+using bench::peak_rss_mib;
+
 namespace {
-
-double cpu_seconds() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
-
-long peak_rss_mib() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_maxrss / 1024;
-}
 
 struct SweepResult {
   double wall = 0, cpu = 0;
@@ -100,12 +92,6 @@ void print(const char* name, const SweepResult& r, std::size_t n) {
   for (const auto& [code, count] : r.errors) std::printf("  %s %zu", code.c_str(), count);
   std::printf("  peak rss %ld MiB\n", peak_rss_mib());
   std::fflush(stdout);
-}
-
-std::string arg(int argc, char** argv, const std::string& name, const std::string& fallback) {
-  for (int i = 1; i + 1 < argc; ++i)
-    if (argv[i] == "--" + name) return argv[i + 1];
-  return fallback;
 }
 
 }  // namespace

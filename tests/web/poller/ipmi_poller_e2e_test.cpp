@@ -8,6 +8,7 @@
 #include "sim/ipmi/fleet.hpp"
 #include "tests/support/server/http_client.hpp"
 #include "tests/support/server/test_server.hpp"
+#include "tests/web/poller/poller_helpers.hpp"
 
 using namespace ironhold;
 using namespace ironhold::test;
@@ -15,34 +16,6 @@ using namespace std::chrono_literals;
 using nlohmann::json;
 
 namespace {
-
-PollerOptions fast_poller() {
-  PollerOptions o;
-  o.intervals.status = 1s;
-  o.intervals.sensors = 2s;
-  o.intervals.inventory = 3600s;
-  o.intervals.failure_backoff = 1s;
-  o.intervals.max_failure_backoff = 2s;
-  o.idle_wait = 100ms;
-  o.flush_interval = 50ms;
-  return o;
-}
-
-template <class Pred>
-json wait_for_node(TestServer& server, const std::string& token, const std::string& id, Pred ready,
-                   std::chrono::seconds deadline = 60s) {
-  const auto until = std::chrono::steady_clock::now() + deadline;
-  json node;
-  while (std::chrono::steady_clock::now() < until) {
-    const auto res = http_get(server.port(), "/api/v1/nodes/" + id, token);
-    if (res.status == 200) {
-      node = res.json();
-      if (ready(node)) return node;
-    }
-    std::this_thread::sleep_for(100ms);
-  }
-  return node;
-}
 
 std::string enroll(TestServer& server, const std::string& token, const std::string& name,
                    const std::string& endpoint, const std::string& password) {

@@ -9,6 +9,7 @@
 #include "sim/redfish/fleet.hpp"
 #include "tests/support/server/http_client.hpp"
 #include "tests/support/server/test_server.hpp"
+#include "tests/web/poller/poller_helpers.hpp"
 
 using namespace ironhold;
 using namespace ironhold::test;
@@ -33,18 +34,8 @@ json read_mockup(const fs::path& dir, const std::string& url_path) {
   return json::parse(in, nullptr, false);
 }
 
-json mockup(const std::string& url_path) { return read_mockup(mockup_dir, url_path); }
-
-PollerOptions fast_poller() {
-  PollerOptions o;
-  o.intervals.status = 1s;
-  o.intervals.sensors = 2s;
-  o.intervals.inventory = 3600s;
-  o.intervals.failure_backoff = 1s;
-  o.intervals.max_failure_backoff = 2s;
-  o.idle_wait = 100ms;
-  o.flush_interval = 50ms;
-  return o;
+json mockup(const std::string& url_path) {
+  return read_mockup(mockup_dir, url_path);
 }
 
 sim::RedfishFleetOptions fleet_options(unsigned count, const fs::path& dir = mockup_dir) {
@@ -53,24 +44,6 @@ sim::RedfishFleetOptions fleet_options(unsigned count, const fs::path& dir = moc
   o.count = count;
   o.reset_delay = 200ms;
   return o;
-}
-
-// Waits (up to a generous deadline: CI machines are slow and shared) for the node to satisfy
-// `ready`; returns the node as last read.
-template <class Pred>
-json wait_for_node(TestServer& server, const std::string& token, const std::string& id, Pred ready,
-                   std::chrono::seconds deadline = 60s) {
-  const auto until = std::chrono::steady_clock::now() + deadline;
-  json node;
-  while (std::chrono::steady_clock::now() < until) {
-    const auto res = http_get(server.port(), "/api/v1/nodes/" + id, token);
-    if (res.status == 200) {
-      node = res.json();
-      if (ready(node)) return node;
-    }
-    std::this_thread::sleep_for(100ms);
-  }
-  return node;
 }
 
 std::string enroll(TestServer& server, const std::string& token, const std::string& name,
@@ -270,7 +243,8 @@ TEST_CASE("a changed BMC certificate is refused before any credential is sent, u
   CHECK(repinned["reachable"] == true);
 }
 
-TEST_CASE("every DMTF mockup enrolls through the simulator and matches its files", "[poller][e2e]") {
+TEST_CASE("every DMTF mockup enrolls through the simulator and matches its files",
+          "[poller][e2e]") {
   if (!have_mockup()) return;
   for (const auto& entry : fs::directory_iterator(mockup_dir.parent_path())) {
     const fs::path dir = entry.path();
@@ -281,7 +255,8 @@ TEST_CASE("every DMTF mockup enrolls through the simulator and matches its files
     TestServer server({}, {}, fast_poller());
     const auto token = server.token("operator");
     const std::string id = enroll(server, token, "m-" + dir.filename().string(), fleet.endpoint(0));
-    const json node = wait_for_node(server, token, id, [](const json& n) { return !n["last_inspected"].is_null(); });
+    const json node = wait_for_node(server, token, id,
+                                    [](const json& n) { return !n["last_inspected"].is_null(); });
     INFO(node.dump(2));
     REQUIRE_FALSE(node["last_inspected"].is_null());
     const json systems = read_mockup(dir, "/redfish/v1/Systems");
@@ -300,11 +275,13 @@ TEST_CASE("every DMTF mockup enrolls through the simulator and matches its files
     if (root.contains("UpdateService")) {
       const json update = read_mockup(dir, root["UpdateService"]["@odata.id"]);
       const json inventory = read_mockup(dir, update["FirmwareInventory"]["@odata.id"]);
-      const auto firmware = http_get(server.port(), "/api/v1/nodes/" + id + "/firmware", token).json()["items"];
+      const auto firmware =
+          http_get(server.port(), "/api/v1/nodes/" + id + "/firmware", token).json()["items"];
       for (const auto& member : inventory["Members"]) {
         const json item = read_mockup(dir, member["@odata.id"]);
         bool found = false;
-        for (const auto& f : firmware) found = found || (f["component"] == item["Id"] && f["version"] == item["Version"]);
+        for (const auto& f : firmware)
+          found = found || (f["component"] == item["Id"] && f["version"] == item["Version"]);
         INFO(item["Id"]);
         CHECK(found);
       }
