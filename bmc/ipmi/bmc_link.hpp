@@ -15,9 +15,9 @@ class BmcLink {
   BmcLink(LanClient& client, std::shared_ptr<const SessionParams> params)
       : client_(client), params_(std::move(params)) {}
 
+  // `command` must live until the call completes (as with LanClient::call).
   boost::asio::awaitable<CallResult> call(const Command& command) {
-    CallResult result = co_await client_.call(*params_, command);
-    co_return result;
+    return client_.call(*params_, command);
   }
   const SessionParams& params() const { return *params_; }
 

@@ -304,7 +304,10 @@ asio::awaitable<CallResult> LanClient::Impl::call(const SessionParams& params,
     sessions.emplace(params.key, session);
     start_housekeeping();
   }
-  co_await lock(session);
+  if (session->busy)
+    co_await lock(session);  // waits its turn
+  else
+    session->busy = true;
   SessionLock held(*this, *session);
   session->last_used = Clock::now();
   CallResult result = co_await call_locked(session, command);
@@ -377,7 +380,10 @@ asio::awaitable<CallResult> LanClient::Impl::send_command(const std::shared_ptr<
 }
 
 asio::awaitable<void> LanClient::Impl::close(std::shared_ptr<Session> session) {
-  co_await lock(session);
+  if (session->busy)
+    co_await lock(session);  // waits its turn
+  else
+    session->busy = true;
   SessionLock held(*this, *session);
   if (session->state == Session::State::active) {
     // Two tries at most: the slot matters, but a silent BMC must not hold up a shutdown.
@@ -414,7 +420,10 @@ asio::awaitable<void> LanClient::Impl::close_matching(std::optional<udp::endpoin
 }
 
 asio::awaitable<void> LanClient::Impl::keep_alive(std::shared_ptr<Session> session) {
-  co_await lock(session);
+  if (session->busy)
+    co_await lock(session);  // waits its turn
+  else
+    session->busy = true;
   SessionLock held(*this, *session);
   if (session->state != Session::State::active) co_return;
   const Command ping = get_device_id();
@@ -477,16 +486,25 @@ LanClient::~LanClient() {
   asio::post(impl_->strand, [impl = impl_] { impl->stop(); });
 }
 
-asio::awaitable<CallResult> LanClient::call(const SessionParams& params, const Command& command) {
-  auto impl = impl_;
-  std::optional<SessionParams> prepared;
-  if (params.key.empty() || params.fingerprint.empty()) {
-    prepared = params;
-    prepared->prepare();
-  }
-  auto work = impl->call(prepared ? *prepared : params, command);
+namespace {
+
+// The unprepared caller's path: a prepared copy lives in this frame for the call's length.
+asio::awaitable<CallResult> call_with_copy(std::shared_ptr<LanClient::Impl> impl,
+                                           SessionParams params, const Command& command) {
+  params.prepare();
+  auto work = impl->call(params, command);
   CallResult result = co_await asio::co_spawn(impl->strand, std::move(work), asio::use_awaitable);
   co_return result;
+}
+
+}  // namespace
+
+asio::awaitable<CallResult> LanClient::call(const SessionParams& params, const Command& command) {
+  if (params.key.empty() || params.fingerprint.empty())
+    return call_with_copy(impl_, params, command);
+  // The poll path: straight onto the client's strand, no frame of its own. The caller keeps
+  // `params`, `command` and this client alive until the call completes.
+  return asio::co_spawn(impl_->strand, impl_->call(params, command), asio::use_awaitable);
 }
 
 asio::awaitable<void> LanClient::close_sessions(udp::endpoint bmc) {
