@@ -106,6 +106,10 @@ int run_ipmi(std::span<const std::string> argv) {
            .help = "the BMCs' administrator name",
            .default_value = "admin",
            .value_name = "USER"},
+          {.name = "bmc-key",
+           .help = "the BMC key K_G the session keys derive from, in hex (at most 20 bytes; "
+                   "default: none)",
+           .value_name = "HEX"},
           {.name = "password",
            .help = "the administrator's password (at most 20 bytes)",
            .default_value = "password",

@@ -23,6 +23,9 @@ struct BmcConfig {
   unsigned index = 0;
   std::string username = "admin";
   std::string password = "password";
+  // The BMC key K_G (at most 20 bytes) the session keys derive from; empty: none (the user's
+  // password stands in, as the spec says).
+  bmc::ipmi::Bytes bmc_key;
   std::chrono::milliseconds cycle_delay{1000};  // power cycle: off, then on after this
   unsigned max_sessions = 16;
   std::chrono::seconds session_timeout{60};  // idle sessions expire after this

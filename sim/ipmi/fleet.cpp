@@ -5,6 +5,7 @@
 #include <boost/asio/signal_set.hpp>
 #include <csignal>
 
+#include "inventory/crypto/primitives.hpp"
 #include "inventory/error.hpp"
 #include "inventory/util/log.hpp"
 #include "sim/ipmi/control_api.hpp"
@@ -57,6 +58,9 @@ void IpmiFleet::add_bmc(unsigned index, const IpmiFleetOptions& options,
   config.index = index;
   config.username = options.username;
   config.password = options.password;
+  if (!options.bmc_key.empty() &&
+      (!crypto::from_hex(options.bmc_key, config.bmc_key) || config.bmc_key.size() > 20))
+    throw invalid("the BMC key must be hex of at most 20 bytes", "bmc-key");
   config.cycle_delay = options.cycle_delay;
   config.max_sessions = options.max_sessions;
   config.session_timeout = options.session_timeout;

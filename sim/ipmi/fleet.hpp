@@ -30,6 +30,7 @@ struct IpmiFleetOptions {
   bool spread_addresses = false;
   std::string username = "admin";
   std::string password = "password";
+  std::string bmc_key;  // K_G in hex (at most 20 bytes); empty: none
   std::chrono::milliseconds cycle_delay{1000};
   unsigned max_sessions = 16;
   std::chrono::seconds session_timeout{60};

@@ -45,7 +45,7 @@ Bytes rakp_reply(std::uint8_t tag, std::uint8_t status, std::uint32_t console_id
 }
 
 bmc::ipmi::RakpExchange exchange_of(const Session& s, const std::string& password,
-                                    const Bytes& guid) {
+                                    const Bytes& guid, const Bytes& bmc_key) {
   bmc::ipmi::RakpExchange x;
   x.suite = s.suite;
   x.console_session_id = s.console_id;
@@ -56,6 +56,7 @@ bmc::ipmi::RakpExchange exchange_of(const Session& s, const std::string& passwor
   x.role = s.role;
   x.user = s.user;
   x.password = password;
+  x.bmc_key = bmc_key;
   return x;
 }
 
@@ -153,7 +154,7 @@ std::optional<Bytes> rakp1(HandshakeContext& ctx, ByteView request) {
   s->console_random.assign(console_random->begin(), console_random->end());
   s->bmc_random = random16();
   s->stage = Session::Stage::rakp2_sent;
-  const auto x = exchange_of(*s, user->password, ctx.bmc.guid());
+  const auto x = exchange_of(*s, user->password, ctx.bmc.guid(), ctx.bmc.config().bmc_key);
   Bytes out = rakp_reply(*tag, kRakpOk, s->console_id);
   bmc::ipmi::put(out, s->bmc_random);
   bmc::ipmi::put(out, ctx.bmc.guid());
@@ -187,7 +188,7 @@ std::optional<Bytes> rakp3(HandshakeContext& ctx, ByteView request) {
     ctx.sessions.close(*bmc_id);
     return rakp_reply(*tag, kRakpUnauthorizedName, console_id);
   }
-  const auto x = exchange_of(*s, user->password, ctx.bmc.guid());
+  const auto x = exchange_of(*s, user->password, ctx.bmc.guid(), ctx.bmc.config().bmc_key);
   const auto code = in.take(in.remaining());
   if (!bmc::ipmi::codes_match(*code, bmc::ipmi::rakp3_code(x))) {
     ctx.bmc.login_failed(user, ctx.now);

@@ -185,6 +185,33 @@ TEST_CASE("FRU reads shrink when the BMC refuses a chunk that large", "[ipmi][dr
   io.run(driver.shutdown());
 }
 
+TEST_CASE("a BMC key (K_G): the right one opens sessions, another is auth_failed",
+          "[ipmi][driver][sim]") {
+  auto options = fleet_options("127.0.86.7");
+  options.bmc_key = "00112233445566778899aabbccddeeff01020304";
+  sim::IpmiFleet fleet(options);
+  fleet.start();
+  IoThreads io;
+  IpmiDriver driver(io.io.get_executor(), quick());
+  DriverTarget t = target_for(fleet, {17, 3});
+  t.kg = options.bmc_key;
+  poll(io, driver, t);
+
+  DriverTarget wrong = target_for(fleet, {3}, "operator", "operator", "operator");
+  wrong.kg = "ffffffffffffffffffffffffffffffffffffffff";
+  const StatusReport refused = io.run(driver.poll_status(wrong));
+  REQUIRE(refused.error);
+  CHECK(refused.error->code == DriverErrorCode::auth_failed);
+  CHECK_THAT(refused.error->message, Catch::Contains("K_G"));
+  // Without the key the password stands in for it, and the BMC's keys differ too.
+  DriverTarget none = target_for(fleet, {17}, "operator", "operator", "operator");
+  none.node_id += "-nokey";
+  const StatusReport keyless = io.run(driver.poll_status(none));
+  REQUIRE(keyless.error);
+  CHECK(keyless.error->code == DriverErrorCode::auth_failed);
+  io.run(driver.shutdown());
+}
+
 TEST_CASE("privilege limits: the read-only user reads, the operator acts, neither as admin",
           "[ipmi][driver][sim]") {
   sim::IpmiFleet fleet(fleet_options("127.0.86.3"));
