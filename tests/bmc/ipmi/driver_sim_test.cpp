@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <thread>
 
 #include "bmc/ipmi/ipmi_driver.hpp"
@@ -210,6 +211,30 @@ TEST_CASE("a BMC key (K_G): the right one opens sessions, another is auth_failed
   REQUIRE(keyless.error);
   CHECK(keyless.error->code == DriverErrorCode::auth_failed);
   io.run(driver.shutdown());
+}
+
+TEST_CASE("a BMC on IPv6 loopback is reached over the client's IPv6 socket",
+          "[ipmi][driver][sim]") {
+  sim::IpmiFleetOptions options;
+  options.listen = "[::1]:0";
+  std::unique_ptr<sim::IpmiFleet> fleet;
+  try {
+    fleet = std::make_unique<sim::IpmiFleet>(options);
+  } catch (const Error& e) {
+    WARN("skipped: no IPv6 loopback here (" << e.what() << ")");
+    return;
+  }
+  fleet->start();
+  IoThreads io;
+  IpmiDriver driver(io.io.get_executor(), quick());
+  const DriverTarget t = target_for(*fleet, {17});
+  CHECK(t.endpoint.host == "::1");
+  poll(io, driver, t);
+  const SensorReport sensors = io.run(driver.poll_sensors(t));
+  REQUIRE_FALSE(sensors.error);
+  CHECK(sensors.systems.at(0).sensors.size() == fleet->state(0).sensors().size());
+  io.run(driver.shutdown());
+  CHECK(fleet->state(0).sessions().empty());
 }
 
 TEST_CASE("privilege limits: the read-only user reads, the operator acts, neither as admin",
