@@ -56,7 +56,7 @@ std::string allow_header(std::vector<http::verb> methods) {
 Api::Api(Services& services) : services_(services) {}
 
 Api::~Api() {
-  while (!adopted_.empty()) adopted_.pop_back();
+  release_adopted();
 }
 
 // Coroutine bodies here avoid co_return inside try blocks and temporaries with destructors inside
@@ -92,7 +92,8 @@ const Route* Api::route_request(RequestContext& ctx, std::optional<Response>& im
   std::vector<std::string> segments;
   auto parsed = boost::urls::parse_origin_form(target);
   if (!parsed || !split_path(raw_path, segments)) {
-    immediate = problem(http::status::bad_request, "the request target is not a valid URL path", pctx);
+    immediate =
+        problem(http::status::bad_request, "the request target is not a valid URL path", pctx);
     return nullptr;
   }
   for (auto param : parsed->params())
@@ -101,8 +102,9 @@ const Route* Api::route_request(RequestContext& ctx, std::optional<Response>& im
   if (!match.route && match.allowed.empty()) {
     immediate = problem(http::status::not_found, "no such route: " + ctx.path, pctx);
   } else if (!match.route) {
-    immediate = problem(http::status::method_not_allowed,
-                        std::string(ctx.request.method_string()) + " is not allowed on " + ctx.path, pctx);
+    immediate =
+        problem(http::status::method_not_allowed,
+                std::string(ctx.request.method_string()) + " is not allowed on " + ctx.path, pctx);
     immediate->set(http::field::allow, allow_header(match.allowed));
   }
   ctx.path_params = std::move(match.params);
@@ -117,7 +119,8 @@ asio::awaitable<Response> Api::dispatch(RequestContext& ctx, const Route& route)
   co_return co_await route.handler(ctx);
 }
 
-asio::awaitable<std::optional<Response>> Api::authenticate(RequestContext& ctx, const Route& route) {
+asio::awaitable<std::optional<Response>> Api::authenticate(RequestContext& ctx,
+                                                           const Route& route) {
   const ProblemContext pctx{ctx.path, ctx.request_id, ctx.request.version()};
   const std::string secret(bearer_token(ctx.request).value_or(""));
   if (secret.empty())
@@ -126,8 +129,8 @@ asio::awaitable<std::optional<Response>> Api::authenticate(RequestContext& ctx, 
   auto lookup = [this, secret] { return services_.tokens.authenticate(secret); };
   ctx.token = co_await services_.blocking(lookup);
   if (!ctx.token)
-    co_return problem(http::status::unauthorized, "the API token is not valid (unknown, revoked or expired)",
-                      pctx);
+    co_return problem(http::status::unauthorized,
+                      "the API token is not valid (unknown, revoked or expired)", pctx);
   if (!allows(route.access, ctx.token->role))
     co_return problem(http::status::forbidden,
                       "role " + std::string(to_string(ctx.token->role)) + " may not call " +
@@ -139,7 +142,8 @@ asio::awaitable<std::optional<Response>> Api::authenticate(RequestContext& ctx, 
 
 Response Api::error_response(const RequestContext& ctx, const Error& e) const {
   if (e.kind() == ErrorKind::internal)
-    log::error("internal error", {{"request_id", ctx.request_id}, {"path", ctx.path}, {"error", e.what()}});
+    log::error("internal error",
+               {{"request_id", ctx.request_id}, {"path", ctx.path}, {"error", e.what()}});
   return problem(e, {ctx.path, ctx.request_id, ctx.request.version()});
 }
 
@@ -157,7 +161,8 @@ void Api::finish(const RequestContext& ctx, Response& res,
   res.set(http::field::server, "ironhold");
   if (!res.count(http::field::cache_control)) res.set(http::field::cache_control, "no-store");
   const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
-                          std::chrono::steady_clock::now() - started).count();
+                          std::chrono::steady_clock::now() - started)
+                          .count();
   log::info("request", {{"request_id", ctx.request_id},
                         {"method", std::string(ctx.request.method_string())},
                         {"path", ctx.path},
@@ -166,7 +171,8 @@ void Api::finish(const RequestContext& ctx, Response& res,
                         {"duration_ms", static_cast<double>(micros) / 1000.0}});
 }
 
-asio::awaitable<void> Api::audit(const RequestContext& ctx, const Route& route, const Response& res) {
+asio::awaitable<void> Api::audit(const RequestContext& ctx, const Route& route,
+                                 const Response& res) {
   db::AuditEntry entry;
   entry.actor = ctx.actor();
   if (ctx.token) entry.actor_id = ctx.token->id;
@@ -182,7 +188,8 @@ asio::awaitable<void> Api::audit(const RequestContext& ctx, const Route& route, 
     try {
       services_.audit.record(entry);
     } catch (const std::exception& e) {
-      log::error("could not write the audit entry", {{"request_id", *entry.request_id}, {"error", e.what()}});
+      log::error("could not write the audit entry",
+                 {{"request_id", *entry.request_id}, {"error", e.what()}});
     }
   };
   co_await services_.blocking(write);

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "inventory/error.hpp"
-
 #include "web/request_context.hpp"
 #include "web/router.hpp"
 #include "web/services.hpp"
@@ -26,6 +25,12 @@ class Api {
   // Keeps something the routes of a resource use (a service with threads of its own) alive as
   // long as the API, so that a resource can bring its own machinery at registration.
   void adopt(std::shared_ptr<void> object) { adopted_.push_back(std::move(object)); }
+  // Destroys the adopted objects now, newest first: the host calls it once the server has drained
+  // and before the database goes, so that their threads finish their work (a discovery marks its
+  // unfinished runs) while PostgreSQL is still there. No request may come after it.
+  void release_adopted() {
+    while (!adopted_.empty()) adopted_.pop_back();
+  }
 
   // Never throws: every failure becomes a problem response (a 500 is logged as a bug).
   asio::awaitable<Response> handle(Request request);
@@ -39,7 +44,8 @@ class Api {
   asio::awaitable<void> audit(const RequestContext& ctx, const Route& route, const Response& res);
   Response error_response(const RequestContext& ctx, const Error& e) const;
   Response bug_response(const RequestContext& ctx, const std::exception& e) const;
-  void finish(const RequestContext& ctx, Response& res, std::chrono::steady_clock::time_point started) const;
+  void finish(const RequestContext& ctx, Response& res,
+              std::chrono::steady_clock::time_point started) const;
 
   Services& services_;
   Router router_;

@@ -22,26 +22,28 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
   redfish_ = std::make_unique<bmc::redfish::RedfishDriver>(io_.get_executor());
   ipmi_ = std::make_unique<bmc::ipmi::IpmiDriver>(io_.get_executor());
   if (config.poller_enabled) {
-    std::map<std::string, NodeDriver*> drivers{{"redfish", redfish_.get()},
-                                               {"ipmi", ipmi_.get()}};
-    poller_ = std::make_unique<Poller>(io_.get_executor(), blocking_pool_, *polls_, std::move(drivers),
-                                       config.poller);
+    std::map<std::string, NodeDriver*> drivers{{"redfish", redfish_.get()}, {"ipmi", ipmi_.get()}};
+    poller_ = std::make_unique<Poller>(io_.get_executor(), blocking_pool_, *polls_,
+                                       std::move(drivers), config.poller);
   }
   services_ = std::make_unique<web::Services>(
-      web::Services{*database_, *nodes_, *tokens_, *audit_, blocking_pool_, &prober_, hardware_.get(),
-                    polls_.get(), poller_ ? &poller_->metrics() : nullptr});
+      web::Services{*database_, *nodes_, *tokens_, *audit_, blocking_pool_, &prober_,
+                    hardware_.get(), polls_.get(), poller_ ? &poller_->metrics() : nullptr});
   api_ = std::make_unique<web::Api>(*services_);
   web::register_all_routes(*api_);
   server_ = std::make_unique<web::Server>(io_, *api_, config.server);
 }
 
-ServiceHost::~ServiceHost() { stop(); }
+ServiceHost::~ServiceHost() {
+  stop();
+}
 
 boost::asio::ip::tcp::endpoint ServiceHost::start() {
   auto endpoint = server_->listen(web::parse_listen_address(config_.listen));
   schedule_maintenance(std::chrono::milliseconds(0));
   if (poller_) poller_->start();
-  for (int i = 0; i < std::max(1, config_.io_threads); ++i) threads_.emplace_back([this] { io_.run(); });
+  for (int i = 0; i < std::max(1, config_.io_threads); ++i)
+    threads_.emplace_back([this] { io_.run(); });
   return endpoint;
 }
 
@@ -77,6 +79,8 @@ void ServiceHost::stop() {
   }
   // Polls in flight finish (briefly) and are recorded; the drivers log out of the BMCs.
   if (poller_ && !threads_.empty()) poller_->stop();
+  // What the routes run on threads of their own (discovery) stops while the database is up.
+  api_->release_adopted();
   boost::asio::post(io_, [this] { maintenance_timer_.cancel(); });
   io_.stop();
   for (auto& t : threads_) t.join();
