@@ -2,6 +2,7 @@
 find_package(Boost 1.81.0 EXACT REQUIRED COMPONENTS url CONFIG)
 find_package(OpenSSL 3 REQUIRED)
 find_package(CURL REQUIRED)
+find_package(LibXml2 REQUIRED)  # EC2's Query API answers in XML
 find_package(nlohmann_json 3.11 REQUIRED)
 find_package(Threads REQUIRED)
 find_package(PkgConfig REQUIRED)

@@ -21,6 +21,9 @@ packages=(
   # Test peers: OpenIPMI's BMC simulator (ipmi_sim; its start script needs python3), and two
   # reference IPMI clients that Ironhold's own simulator is checked with: ipmitool and FreeIPMI.
   openipmi ipmitool freeipmi-tools python3
+  # EC2 answers in XML (libxml2). Independent clients the cloud simulators and signers are checked
+  # with: botocore (SigV4 oracle, EC2 client) and openstacksdk.
+  libxml2-dev python3-botocore python3-openstacksdk
 )
 
 missing=()
