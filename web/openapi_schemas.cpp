@@ -11,6 +11,7 @@ using nlohmann::json;
 json hardware_summary_schema();
 json hardware_schemas();
 json discovery_schemas();
+json cloud_schemas();
 
 namespace {
 
@@ -60,6 +61,7 @@ json component_schemas() {
         {"serial", nullable("string")},
         {"asset_tag", nullable("string")},
         {"provider_id", nullable("string")},
+        {"cloud_account_id", nullable("string")},
         {"power_state", string_enum(enum_names<PowerState>())},
         {"health", string_enum(enum_names<Health>())},
         {"reachable", nullable("boolean")},
@@ -145,6 +147,7 @@ json component_schemas() {
               {"AuditEntry", audit}};
   out.update(hardware_schemas());
   out.update(discovery_schemas());
+  out.update(cloud_schemas());
   return out;
 }
 

@@ -7,14 +7,19 @@
 #include <type_traits>
 
 #include "inventory/db/audit_store.hpp"
+#include "inventory/db/cloud_account_store.hpp"
 #include "inventory/db/hardware_store.hpp"
-#include "inventory/db/poll_store.hpp"
 #include "inventory/db/node_store.hpp"
+#include "inventory/db/poll_store.hpp"
 #include "inventory/db/token_store.hpp"
 #include "inventory/drivers/endpoint_prober.hpp"
 #include "inventory/poller/poll_metrics.hpp"
 #include "inventory/util/on_pool.hpp"
 #include "web/http.hpp"
+
+namespace ironhold {
+class CloudSync;
+}
 
 namespace ironhold::web {
 
@@ -32,6 +37,9 @@ struct Services {
   db::HardwareStore* hardware = nullptr;
   db::PollStore* polls = nullptr;
   const PollMetrics* poll_metrics = nullptr;
+  // Cloud accounts and the sync that lists their instances; null where a host has none (503).
+  db::CloudAccountStore* cloud_accounts = nullptr;
+  CloudSync* cloud_sync = nullptr;
 
   // Runs fn() on the blocking pool (see on_pool).
   template <class Fn>

@@ -16,6 +16,7 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
       audit_(std::make_unique<db::AuditStore>(*database_)),
       polls_(std::make_unique<db::PollStore>(*database_, box_)),
       hardware_(std::make_unique<db::HardwareStore>(*database_)),
+      cloud_accounts_(std::make_unique<db::CloudAccountStore>(*database_, box_)),
       io_(config.io_threads),
       blocking_pool_(static_cast<std::size_t>(config.database_connections)),
       prober_(config.probe) {
@@ -26,12 +27,22 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
     poller_ = std::make_unique<Poller>(io_.get_executor(), blocking_pool_, *polls_,
                                        std::move(drivers), config.poller);
   }
+  if (config.cloud_sync_enabled)
+    cloud_sync_ = std::make_unique<CloudSync>(io_.get_executor(), blocking_pool_, *cloud_accounts_,
+                                              make_cloud_drivers(), config.cloud_sync);
   services_ = std::make_unique<web::Services>(
       web::Services{*database_, *nodes_, *tokens_, *audit_, blocking_pool_, &prober_,
-                    hardware_.get(), polls_.get(), poller_ ? &poller_->metrics() : nullptr});
+                    hardware_.get(), polls_.get(), poller_ ? &poller_->metrics() : nullptr,
+                    cloud_accounts_.get(), cloud_sync_.get()});
   api_ = std::make_unique<web::Api>(*services_);
   web::register_all_routes(*api_);
   server_ = std::make_unique<web::Server>(io_, *api_, config.server);
+}
+
+// One driver per cloud provider, shared by every account of that provider.
+std::map<std::string, CloudDriver*> ServiceHost::make_cloud_drivers() {
+  std::map<std::string, CloudDriver*> drivers;
+  return drivers;
 }
 
 ServiceHost::~ServiceHost() {
@@ -42,6 +53,7 @@ boost::asio::ip::tcp::endpoint ServiceHost::start() {
   auto endpoint = server_->listen(web::parse_listen_address(config_.listen));
   schedule_maintenance(std::chrono::milliseconds(0));
   if (poller_) poller_->start();
+  if (cloud_sync_) cloud_sync_->start();
   for (int i = 0; i < std::max(1, config_.io_threads); ++i)
     threads_.emplace_back([this] { io_.run(); });
   return endpoint;
@@ -79,6 +91,7 @@ void ServiceHost::stop() {
   }
   // Polls in flight finish (briefly) and are recorded; the drivers log out of the BMCs.
   if (poller_ && !threads_.empty()) poller_->stop();
+  if (cloud_sync_ && !threads_.empty()) cloud_sync_->stop();
   // What the routes run on threads of their own (discovery) stops while the database is up.
   api_->release_adopted();
   boost::asio::post(io_, [this] { maintenance_timer_.cancel(); });

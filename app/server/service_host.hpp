@@ -5,24 +5,26 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <chrono>
 #include <boost/asio/thread_pool.hpp>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "bmc/probe/bmc_prober.hpp"
 #include "bmc/ipmi/ipmi_driver.hpp"
+#include "bmc/probe/bmc_prober.hpp"
 #include "bmc/redfish/redfish_driver.hpp"
+#include "inventory/cloud/cloud_sync.hpp"
 #include "inventory/crypto/secret_box.hpp"
 #include "inventory/db/audit_store.hpp"
+#include "inventory/db/cloud_account_store.hpp"
 #include "inventory/db/database.hpp"
+#include "inventory/db/hardware_store.hpp"
 #include "inventory/db/maintenance.hpp"
 #include "inventory/db/node_store.hpp"
-#include "inventory/db/token_store.hpp"
-#include "inventory/db/hardware_store.hpp"
 #include "inventory/db/poll_store.hpp"
+#include "inventory/db/token_store.hpp"
 #include "inventory/poller/poller.hpp"
 #include "web/api.hpp"
 #include "web/server.hpp"
@@ -30,19 +32,22 @@
 namespace ironhold::app {
 
 struct ServiceConfig {
-  std::string database_url;             // the runtime role's connection string
+  std::string database_url;  // the runtime role's connection string
   crypto::Key master_key{};
   std::string listen = "127.0.0.1:8080";
-  int io_threads = 2;                   // one per core
-  int database_connections = 4;         // and as many threads for database work
+  int io_threads = 2;            // one per core
+  int database_connections = 4;  // and as many threads for database work
   web::ServerOptions server;
-  bmc::ProbeOptions probe;              // how enrolling a bare host (driver auto) probes it
+  bmc::ProbeOptions probe;  // how enrolling a bare host (driver auto) probes it
   db::RetentionPolicy retention;
   std::chrono::milliseconds maintenance_interval{std::chrono::hours(1)};
   // The poller keeps the inventory current from the BMCs. Off in tests that enroll addresses
   // nothing answers on.
   bool poller_enabled = true;
   PollerOptions poller;
+  // The cloud sync lists the cloud accounts' instances. Off in tests that want accounts untouched.
+  bool cloud_sync_enabled = true;
+  CloudSyncOptions cloud_sync;
 };
 
 class ServiceHost {
@@ -62,6 +67,9 @@ class ServiceHost {
   web::Api& api() { return *api_; }
   db::PollStore& polls() { return *polls_; }
   db::HardwareStore& hardware() { return *hardware_; }
+  db::CloudAccountStore& cloud_accounts() { return *cloud_accounts_; }
+  // Null when the cloud sync is disabled.
+  CloudSync* cloud_sync() { return cloud_sync_.get(); }
   // Null when the poller is disabled.
   Poller* poller() { return poller_.get(); }
   bmc::redfish::RedfishDriver& redfish() { return *redfish_; }
@@ -69,6 +77,7 @@ class ServiceHost {
 
  private:
   void schedule_maintenance(std::chrono::milliseconds delay);
+  std::map<std::string, CloudDriver*> make_cloud_drivers();
 
   ServiceConfig config_;
   std::unique_ptr<db::Database> database_;
@@ -78,12 +87,15 @@ class ServiceHost {
   std::unique_ptr<db::AuditStore> audit_;
   std::unique_ptr<db::PollStore> polls_;
   std::unique_ptr<db::HardwareStore> hardware_;
+  std::unique_ptr<db::CloudAccountStore> cloud_accounts_;
   boost::asio::io_context io_;
   boost::asio::thread_pool blocking_pool_;
   bmc::BmcProber prober_;
   std::unique_ptr<bmc::redfish::RedfishDriver> redfish_;
   std::unique_ptr<bmc::ipmi::IpmiDriver> ipmi_;
+  std::vector<std::unique_ptr<CloudDriver>> cloud_drivers_;
   std::unique_ptr<Poller> poller_;
+  std::unique_ptr<CloudSync> cloud_sync_;
   std::unique_ptr<web::Services> services_;
   std::unique_ptr<web::Api> api_;
   std::unique_ptr<web::Server> server_;

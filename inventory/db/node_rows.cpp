@@ -51,6 +51,7 @@ Node node_from_row(const pqxx::row& r) {
   n.parent_id = opt_text(r[31]);
   n.system_id = opt_text(r[32]);
   n.last_inspected = opt_text(r[33]);
+  n.cloud_account_id = opt_text(r[34]);
   return n;
 }
 

@@ -15,8 +15,10 @@ namespace {
 using nlohmann::json;
 
 Error duplicate_name(const std::string& name) {
-  return conflict("a node named \"" + name + "\" already exists; choose another name or retire "
-                  "that node first", "name");
+  return conflict("a node named \"" + name +
+                      "\" already exists; choose another name or retire "
+                      "that node first",
+                  "name");
 }
 
 // Locks and returns the node an id or name refers to.
@@ -24,17 +26,34 @@ Node find_node(pqxx::work& tx, std::string_view id_or_name, bool for_update) {
   const std::string lock = for_update ? " FOR UPDATE OF n" : "";
   pqxx::result r;
   if (is_uuid(id_or_name)) {
-    r = tx.exec_params(std::string("SELECT ") + node_columns + " FROM nodes n WHERE n.id = $1::uuid" + lock,
-                       std::string(id_or_name));
+    r = tx.exec_params(
+        std::string("SELECT ") + node_columns + " FROM nodes n WHERE n.id = $1::uuid" + lock,
+        std::string(id_or_name));
   } else {
     r = tx.exec_params(std::string("SELECT ") + node_columns +
                            " FROM nodes n WHERE n.name = $1 "
-                           "ORDER BY n.retired_at IS NOT NULL, n.retired_at DESC LIMIT 1" + lock,
+                           "ORDER BY n.retired_at IS NOT NULL, n.retired_at DESC LIMIT 1" +
+                           lock,
                        std::string(id_or_name));
   }
   if (r.empty())
-    throw not_found("no node has the id or name \"" + std::string(id_or_name.substr(0, 100)) + "\"");
+    throw not_found("no node has the id or name \"" + std::string(id_or_name.substr(0, 100)) +
+                    "\"");
   return node_from_row(r[0]);
+}
+
+// The node of an instance its cloud account still lists would come back at the next sync: the
+// provider decides when an instance ends (terminate it there, or delete the account).
+void refuse_live_cloud_node(pqxx::work& tx, const Node& node, const char* what) {
+  if (!node.cloud_account_id) return;
+  const auto r =
+      tx.exec_params("SELECT name FROM cloud_accounts WHERE id = $1::uuid AND deleted_at IS NULL",
+                     *node.cloud_account_id);
+  if (r.empty()) return;
+  throw conflict("node " + node.name + " is instance " + node.provider_id.value_or("?") +
+                 " of cloud account " + r[0][0].as<std::string>() + " and cannot be " + what +
+                 " here: it is retired when the provider terminates the instance or the account "
+                 "is deleted");
 }
 
 std::string sealed_payload(const NodeSecrets& s) {
@@ -57,15 +76,16 @@ void write_secrets(pqxx::work& tx, const crypto::SecretBox& box, const std::stri
   const auto sealed = box.seal(payload, node_id);
   OPENSSL_cleanse(payload.data(), payload.size());
   tx.exec_params(
-      "INSERT INTO node_credentials (node_id, key_id, sealed) VALUES ($1::uuid, $2, decode($3, 'hex')) "
+      "INSERT INTO node_credentials (node_id, key_id, sealed) VALUES ($1::uuid, $2, decode($3, "
+      "'hex')) "
       "ON CONFLICT (node_id) DO UPDATE SET key_id = EXCLUDED.key_id, sealed = EXCLUDED.sealed, "
       "updated_at = now()",
       node_id, box.key_id(), crypto::to_hex(sealed));
 }
 
 NodeSecrets read_secrets(pqxx::work& tx, const crypto::SecretBox& box, const std::string& node_id) {
-  auto r = tx.exec_params("SELECT encode(sealed, 'hex') FROM node_credentials WHERE node_id = $1::uuid",
-                          node_id);
+  auto r = tx.exec_params(
+      "SELECT encode(sealed, 'hex') FROM node_credentials WHERE node_id = $1::uuid", node_id);
   if (r.empty()) return {};
   return open_node_secrets(box, node_id, r[0][0].c_str());
 }
@@ -87,9 +107,9 @@ Node NodeStore::create(const NodeSpec& spec) {
           "INSERT INTO nodes (name, source, driver, endpoint, options, site, rack, unit, tags, "
           "maintenance, maintenance_reason) VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, "
           "nullif($8, '')::integer, $9::jsonb, $10::boolean, $11) RETURNING id",
-          spec.name, std::string(to_string(spec.source)), spec.driver, endpoint, spec.options.dump(),
-          nullable(spec.location.site), nullable(spec.location.rack), unit, spec.tags.dump(),
-          spec.maintenance ? "true" : "false", nullable(spec.maintenance_reason));
+          spec.name, std::string(to_string(spec.source)), spec.driver, endpoint,
+          spec.options.dump(), nullable(spec.location.site), nullable(spec.location.rack), unit,
+          spec.tags.dump(), spec.maintenance ? "true" : "false", nullable(spec.maintenance_reason));
       insert.commit();
     } catch (const pqxx::unique_violation&) {
       throw duplicate_name(spec.name);
@@ -150,8 +170,10 @@ json NodeStore::summary(const NodeFilter& filter) {
   const std::string sql =
       "SELECT GROUPING(n.health), GROUPING(n.power_state), GROUPING(n.source), GROUPING(n.driver), "
       "GROUPING(n.lifecycle), n.health, n.power_state, n.source, n.driver, n.lifecycle, count(*) "
-      "FROM nodes n WHERE " + where +
-      " GROUP BY GROUPING SETS ((n.health), (n.power_state), (n.source), (n.driver), (n.lifecycle), ())";
+      "FROM nodes n WHERE " +
+      where +
+      " GROUP BY GROUPING SETS ((n.health), (n.power_state), (n.source), (n.driver), "
+      "(n.lifecycle), ())";
   json out = {{"total", 0}};
   auto zeroes = [](std::span<const std::string_view> names) {
     json j = json::object();
@@ -164,7 +186,8 @@ json NodeStore::summary(const NodeFilter& filter) {
   out["driver"] = json::object();
   out["lifecycle"] = zeroes(enum_names<Lifecycle>());
   if (!filter.includes_retired()) out["lifecycle"].erase("retired");
-  static constexpr const char* dimensions[] = {"health", "power_state", "source", "driver", "lifecycle"};
+  static constexpr const char* dimensions[] = {"health", "power_state", "source", "driver",
+                                               "lifecycle"};
   transact(db_, [&](pqxx::work& tx) {
     for (const auto& row : tx.exec_params(sql, pqxx::prepare::make_dynamic_params(params.values))) {
       const auto count = row[10].as<long long>();
@@ -193,7 +216,8 @@ Node NodeStore::update(std::string_view id_or_name, const json& patch) {
       pqxx::subtransaction update(tx, "update_node");
       update.exec_params(
           "UPDATE nodes SET name = $2, driver = $3, endpoint = $4, options = $5::jsonb, site = $6, "
-          "rack = $7, unit = nullif($8, '')::integer, tags = $9::jsonb, maintenance = $10::boolean, "
+          "rack = $7, unit = nullif($8, '')::integer, tags = $9::jsonb, maintenance = "
+          "$10::boolean, "
           "maintenance_reason = $11, updated_at = now() WHERE id = $1::uuid",
           current.id, spec.name, spec.driver, spec.endpoint.to_string(), spec.options.dump(),
           nullable(spec.location.site), nullable(spec.location.rack), location_unit(spec),
@@ -215,8 +239,9 @@ Node NodeStore::update(std::string_view id_or_name, const json& patch) {
     if (credentials_changed || endpoint != current.endpoint.value_or("") ||
         spec.options != current.options) {
       // Whatever kept it backed off (auth_failed, unreachable) may be fixed now: poll again now.
-      tx.exec_params("UPDATE poll_schedule SET next_due = now(), failures = 0 WHERE node_id = $1::uuid",
-                     current.id);
+      tx.exec_params(
+          "UPDATE poll_schedule SET next_due = now(), failures = 0 WHERE node_id = $1::uuid",
+          current.id);
     }
     return find_node(tx, current.id, false);
   });
@@ -226,20 +251,25 @@ Node NodeStore::retire(std::string_view id_or_name) {
   return transact(db_, [&](pqxx::work& tx) {
     const Node current = find_node(tx, id_or_name, true);
     if (current.retired_at) return current;  // retiring twice is not an error
+    refuse_live_cloud_node(tx, current, "retired");
     tx.exec_params(
         "UPDATE nodes SET lifecycle = 'retired', retired_at = now(), updated_at = now() "
-        "WHERE id = $1::uuid", current.id);
+        "WHERE id = $1::uuid",
+        current.id);
     tx.exec_params("DELETE FROM node_credentials WHERE node_id = $1::uuid", current.id);
     // What it was made of and ran stays as history, closed now; the Systems behind its BMC go too.
     tx.exec_params(
         "UPDATE components SET valid_to = now() WHERE valid_to IS NULL AND node_id IN "
-        "(SELECT id FROM nodes WHERE id = $1::uuid OR parent_id = $1::uuid)", current.id);
+        "(SELECT id FROM nodes WHERE id = $1::uuid OR parent_id = $1::uuid)",
+        current.id);
     tx.exec_params(
         "UPDATE firmware_records SET valid_to = now() WHERE valid_to IS NULL AND node_id IN "
-        "(SELECT id FROM nodes WHERE id = $1::uuid OR parent_id = $1::uuid)", current.id);
+        "(SELECT id FROM nodes WHERE id = $1::uuid OR parent_id = $1::uuid)",
+        current.id);
     tx.exec_params(
         "UPDATE nodes SET lifecycle = 'retired', retired_at = now(), updated_at = now() "
-        "WHERE parent_id = $1::uuid AND retired_at IS NULL", current.id);
+        "WHERE parent_id = $1::uuid AND retired_at IS NULL",
+        current.id);
     return find_node(tx, current.id, false);
   });
 }
@@ -247,6 +277,7 @@ Node NodeStore::retire(std::string_view id_or_name) {
 Node NodeStore::purge(std::string_view id_or_name) {
   return transact(db_, [&](pqxx::work& tx) {
     const Node current = find_node(tx, id_or_name, true);
+    if (!current.retired_at) refuse_live_cloud_node(tx, current, "purged");
     tx.exec_params("DELETE FROM nodes WHERE id = $1::uuid", current.id);
     return current;
   });

@@ -46,6 +46,7 @@ nlohmann::json to_json(const Node& n) {
       {"serial", optional_json(n.serial)},
       {"asset_tag", optional_json(n.asset_tag)},
       {"provider_id", optional_json(n.provider_id)},
+      {"cloud_account_id", optional_json(n.cloud_account_id)},
       {"power_state", to_string(n.power_state)},
       {"health", to_string(n.health)},
       {"reachable", n.reachable ? nlohmann::json(*n.reachable) : nullptr},

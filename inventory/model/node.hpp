@@ -42,6 +42,8 @@ struct Node {
   nlohmann::json hardware = nlohmann::json::object();
   nlohmann::json identity = nlohmann::json::object();
   std::optional<std::string> last_error_message, tls_fingerprint, parent_id, system_id, last_inspected;
+  // For source=cloud: the cloud account that holds the instance (provider_id is its instance id).
+  std::optional<std::string> cloud_account_id;
   // RFC 3339 UTC, as the database formats them.
   std::optional<std::string> last_seen, created_at, updated_at, retired_at;
 };

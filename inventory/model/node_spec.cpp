@@ -7,57 +7,13 @@
 #include <set>
 
 #include "inventory/model/bmc_options.hpp"
+#include "inventory/model/json_fields.hpp"
 #include "inventory/error.hpp"
 
 namespace ironhold {
 namespace {
 
 using nlohmann::json;
-
-const char* json_type_name(const json& v) {
-  switch (v.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::boolean: return "a boolean";
-    case json::value_t::string: return "a string";
-    case json::value_t::array: return "an array";
-    case json::value_t::object: return "an object";
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned:
-    case json::value_t::number_float: return "a number";
-    default: return "an unsupported value";
-  }
-}
-
-Error wrong_type(const std::string& field, const char* expected, const json& got) {
-  return invalid("\"" + field + "\" must be " + expected + ", not " + json_type_name(got), field);
-}
-
-std::string required_string(const json& body, const char* field) {
-  auto it = body.find(field);
-  if (it == body.end() || it->is_null())
-    throw invalid(std::string("\"") + field + "\" is required", field);
-  if (!it->is_string()) throw wrong_type(field, "a string", *it);
-  return it->get<std::string>();
-}
-
-std::optional<std::string> optional_string(const json& obj, const std::string& key,
-                                           const std::string& field, std::size_t max_length) {
-  auto it = obj.find(key);
-  if (it == obj.end() || it->is_null()) return std::nullopt;
-  if (!it->is_string()) throw wrong_type(field, "a string", *it);
-  auto value = it->get<std::string>();
-  if (value.size() > max_length)
-    throw unprocessable("\"" + field + "\" is longer than " + std::to_string(max_length) +
-                            " characters", field);
-  return value;
-}
-
-bool valid_name(const std::string& name) {
-  if (name.empty() || name.size() > 63 || !std::isalnum(static_cast<unsigned char>(name[0]))) return false;
-  return std::all_of(name.begin(), name.end(), [](unsigned char c) {
-    return std::isalnum(c) || c == '.' || c == '_' || c == '-';
-  });
-}
 
 void check_name(const std::string& name) {
   // The same rule as the CHECK constraint on nodes.name: ^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$
@@ -67,18 +23,6 @@ void check_name(const std::string& name) {
   if (is_uuid(name))
     throw unprocessable("\"name\" must not look like a UUID: node routes take an id or a name",
                         "name");
-}
-
-void reject_unknown_keys(const json& obj, std::initializer_list<std::string_view> allowed,
-                         const std::string& where, ErrorKind kind) {
-  for (const auto& [key, value] : obj.items()) {
-    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
-      std::string list;
-      for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-      const std::string field = where.empty() ? key : where + "." + key;
-      throw Error(kind, "unknown field \"" + field + "\" (known: " + list + ")", field);
-    }
-  }
 }
 
 Location parse_location(const json& body) {

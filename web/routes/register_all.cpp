@@ -7,6 +7,7 @@ void register_all_routes(Api& api) {
   register_meta_routes(api);
   register_node_routes(api);
   register_discovery_routes(api);
+  register_cloud_account_routes(api);
   register_hardware_routes(api);
   register_node_polling_routes(api);
   register_token_routes(api);

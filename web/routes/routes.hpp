@@ -8,6 +8,7 @@ void register_health_routes(Api& api);
 void register_meta_routes(Api& api);
 void register_node_routes(Api& api);
 void register_discovery_routes(Api& api);
+void register_cloud_account_routes(Api& api);
 void register_token_routes(Api& api);
 void register_audit_routes(Api& api);
 void register_console_routes(Api& api);

@@ -7,7 +7,8 @@
 namespace ironhold::test {
 
 TestServer::TestServer(web::ServerOptions options, bmc::ProbeOptions probe,
-                       std::optional<PollerOptions> poller) {
+                       std::optional<PollerOptions> poller,
+                       std::optional<CloudSyncOptions> cloud_sync) {
   app::ServiceConfig config;
   config.database_url = database_.url();
   crypto::random_bytes(config.master_key);
@@ -18,17 +19,23 @@ TestServer::TestServer(web::ServerOptions options, bmc::ProbeOptions probe,
   config.probe = probe;
   config.poller_enabled = poller.has_value();
   if (poller) config.poller = *poller;
+  config.cloud_sync_enabled = cloud_sync.has_value();
+  if (cloud_sync) config.cloud_sync = *cloud_sync;
   host_ = std::make_unique<app::ServiceHost>(config);
   port_ = host_->start().port();
 }
 
-TestServer::~TestServer() { stop(); }
+TestServer::~TestServer() {
+  stop();
+}
 
 void TestServer::stop() {
   if (host_) host_->stop();
 }
 
-std::string TestServer::url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+std::string TestServer::url() const {
+  return "http://127.0.0.1:" + std::to_string(port_);
+}
 
 std::string TestServer::token(std::string_view role_name) {
   const auto role = parse_enum<Role>(role_name);

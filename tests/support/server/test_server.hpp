@@ -15,9 +15,11 @@ class TestServer {
  public:
   // `probe` sets the ports and timeout of the driver-auto probe, so that tests can point it at
   // peers on unprivileged ports. The poller runs only when `poller` is given: most tests enroll
-  // addresses nothing answers on (and must send nothing off loopback).
+  // addresses nothing answers on (and must send nothing off loopback). The cloud sync runs only
+  // when `cloud_sync` is given, for the same reason.
   explicit TestServer(web::ServerOptions options = {}, bmc::ProbeOptions probe = {},
-                      std::optional<PollerOptions> poller = std::nullopt);
+                      std::optional<PollerOptions> poller = std::nullopt,
+                      std::optional<CloudSyncOptions> cloud_sync = std::nullopt);
   ~TestServer();
 
   std::string url() const;  // "http://127.0.0.1:PORT"
