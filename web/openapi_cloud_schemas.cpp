@@ -62,8 +62,10 @@ json account_properties(bool for_patch) {
       {"options",
        {{"type", "object"},
         {"description",
-         "OpenStack only: interface (public, internal, admin), gpu_aliases (PCI alias → GPU "
-         "model, e.g. {\"a100\": \"NVIDIA A100\"}), all_tenants (boolean)"}}},
+         "OpenStack: interface (public, internal, admin), gpu_aliases (PCI alias → GPU model, "
+         "e.g. {\"a100\": \"NVIDIA A100\"}), ca_bundle (PEM of the CA that signed Keystone's "
+         "and Nova's certificates), tls (verify or insecure). BCC: keypair_id (installed by a "
+         "rebuild instead of an admin password). EC2: none"}}},
       {"credentials", credentials_schema()},
       {"sync_interval_s",
        {{"type", "integer"}, {"minimum", 30}, {"maximum", 86400}, {"default", 300}}}};

@@ -98,12 +98,59 @@ DemoFleet::DemoFleet(const fs::path& data_dir, const fs::path& mockups) {
   dead.reset_connections = true;
   gpu_->set_faults(gpu_servers - 1, dead);
   log::info("demo BMCs serving", {{"count", bmcs_.size()}, {"state_dir", state.string()}});
+  start_clouds();
+}
+
+// The clouds run on a thread of their own; their instances are fresh each run (a cloud's
+// instances come and go: the sync retires the ones that are gone and enrolls the new).
+void DemoFleet::start_clouds() {
+  const boost::asio::ip::tcp::endpoint any(boost::asio::ip::make_address("127.0.0.1"), 0);
+  openstack_ = std::make_unique<sim::cloud::openstack::OpenStackSimulator>(cloud_io_);
+  openstack_->listen(any);
+  ec2_ = std::make_unique<sim::cloud::ec2::Ec2Simulator>(cloud_io_);
+  const auto ec2_port = ec2_->listen(any).port();
+  bcc_ = std::make_unique<sim::cloud::bcc::BccSimulator>(cloud_io_);
+  const auto bcc_port = bcc_->listen(any).port();
+  cloud_thread_ = std::thread([this] { cloud_io_.run(); });
+
+  const auto os = sim::cloud::openstack::OpenStackSimulatorOptions{};
+  cloud_accounts_.push_back({{"name", "openstack-lab"},
+                             {"provider", "openstack"},
+                             {"endpoint", openstack_->auth_url()},
+                             {"region", os.region},
+                             {"credentials",
+                              {{"username", os.username},
+                               {"password", os.password},
+                               {"user_domain_name", os.user_domain_name},
+                               {"project_name", os.project_name},
+                               {"project_domain_name", os.project_domain_name}}}});
+  const auto& e = ec2_->options();
+  cloud_accounts_.push_back(
+      {{"name", "aws-" + e.region},
+       {"provider", "ec2"},
+       {"endpoint", "http://127.0.0.1:" + std::to_string(ec2_port) + "/"},
+       {"region", e.region},
+       {"credentials",
+        {{"access_key_id", e.access_key_id}, {"secret_access_key", e.secret_access_key}}}});
+  const auto& b = bcc_->options();
+  cloud_accounts_.push_back(
+      {{"name", "baidu-" + b.region},
+       {"provider", "bcc"},
+       {"endpoint", "http://127.0.0.1:" + std::to_string(bcc_port)},
+       {"region", b.region},
+       {"credentials", {{"access_key", b.access_key}, {"secret_key", b.secret_key}}}});
+  log::info("demo clouds serving", {{"accounts", cloud_accounts_.size()}});
 }
 
 DemoFleet::~DemoFleet() {
   if (gpu_) gpu_->stop();
   if (compute_) compute_->stop();
   if (ipmi_) ipmi_->stop();
+  if (openstack_) openstack_->close();
+  if (ec2_) ec2_->close();
+  if (bcc_) bcc_->close();
+  cloud_io_.stop();
+  if (cloud_thread_.joinable()) cloud_thread_.join();
 }
 
 void seed_demo_fleet(ServiceHost& host, const DemoFleet& fleet) {
@@ -131,6 +178,21 @@ void seed_demo_fleet(ServiceHost& host, const DemoFleet& fleet) {
                             {{"endpoint", bmc.endpoint}, {"credentials", body["credentials"]}});
         ++moved;
       }
+    }
+  }
+  for (const auto& body : fleet.cloud_accounts()) {
+    try {
+      host.cloud_accounts().create(parse_cloud_account_spec(body));
+      ++enrolled;
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::conflict) throw;
+      // Enrolled by an earlier run: follow the simulator's new port and credentials.
+      bool credentials_changed = false;
+      host.cloud_accounts().update(
+          body["name"].get<std::string>(),
+          {{"endpoint", body["endpoint"]}, {"credentials", body["credentials"]}},
+          credentials_changed);
+      ++moved;
     }
   }
   log::info("demo fleet ready", {{"enrolled_now", enrolled}, {"endpoints_updated", moved}});

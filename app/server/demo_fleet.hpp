@@ -1,14 +1,21 @@
 #pragma once
-// `ironhold demo`'s fleet: 48 simulated Redfish BMCs from the project's own mockups and a rack of
-// 8 IPMI-only servers, all served by this process (so none outlives it or holds a port after a
+// `ironhold demo`'s fleet: 48 simulated Redfish BMCs from the project's own mockups, a rack of
+// 8 IPMI-only servers, and three simulated clouds (OpenStack, EC2, BCC) renting GPU instances,
+// all served by this process (so none outlives it or holds a port after a
 // kill -9), their endpoints, certificates and state kept under the data directory so that a
 // restart brings them back unchanged, and their nodes enrolled once.
+#include <boost/asio/io_context.hpp>
 #include <filesystem>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "app/server/service_host.hpp"
+#include "sim/cloud/bcc/bcc_simulator.hpp"
+#include "sim/cloud/ec2/ec2_simulator.hpp"
+#include "sim/cloud/openstack/openstack_simulator.hpp"
 #include "sim/ipmi/fleet.hpp"
 #include "sim/redfish/fleet.hpp"
 
@@ -17,7 +24,7 @@ namespace ironhold::app {
 struct DemoBmc {
   std::string name, endpoint, site, rack;
   int unit = 0;
-  std::string kind;              // "gpu", "compute" or "ipmi"
+  std::string kind;                // "gpu", "compute" or "ipmi"
   std::string driver = "redfish";  // or "ipmi"
 };
 
@@ -28,19 +35,29 @@ class DemoFleet {
   ~DemoFleet();
 
   const std::vector<DemoBmc>& bmcs() const { return bmcs_; }
+  // One cloud account enrollment body per simulated cloud (POST /api/v1/cloud-accounts).
+  const std::vector<nlohmann::json>& cloud_accounts() const { return cloud_accounts_; }
 
  private:
+  void start_clouds();
+
   std::unique_ptr<sim::RedfishFleet> gpu_, compute_;
   std::unique_ptr<sim::IpmiFleet> ipmi_;
   std::vector<DemoBmc> bmcs_;
+  boost::asio::io_context cloud_io_;
+  std::unique_ptr<sim::cloud::openstack::OpenStackSimulator> openstack_;
+  std::unique_ptr<sim::cloud::ec2::Ec2Simulator> ec2_;
+  std::unique_ptr<sim::cloud::bcc::BccSimulator> bcc_;
+  std::thread cloud_thread_;
+  std::vector<nlohmann::json> cloud_accounts_;
 };
 
 // Where the project's mockups are: $IRONHOLD_MOCKUPS, else the source tree this binary was built
 // from, else ./mockups. Throws ironhold::Error (invalid) naming the places tried.
 std::filesystem::path find_demo_mockups();
 
-// Enrolls the fleet's nodes (a node that exists keeps its id; its endpoint follows the
-// simulator's if that moved), so a restart never enrolls twice.
+// Enrolls the fleet's nodes and cloud accounts (a node or account that exists keeps its id; its
+// endpoint follows the simulator's if that moved), so a restart never enrolls twice.
 void seed_demo_fleet(ServiceHost& host, const DemoFleet& fleet);
 // A fresh admin token for this demo run.
 std::string create_demo_token(ServiceHost& host);

@@ -2,6 +2,9 @@
 
 #include <future>
 
+#include "cloudapi/bcc/bcc_driver.hpp"
+#include "cloudapi/ec2/ec2_driver.hpp"
+#include "cloudapi/openstack/openstack_driver.hpp"
 #include "inventory/util/log.hpp"
 
 namespace ironhold::app {
@@ -41,8 +44,14 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
 
 // One driver per cloud provider, shared by every account of that provider.
 std::map<std::string, CloudDriver*> ServiceHost::make_cloud_drivers() {
-  std::map<std::string, CloudDriver*> drivers;
-  return drivers;
+  cloud_drivers_.push_back(
+      std::make_unique<cloudapi::openstack::OpenStackDriver>(io_.get_executor()));
+  CloudDriver* openstack = cloud_drivers_.back().get();
+  cloud_drivers_.push_back(std::make_unique<cloudapi::ec2::Ec2Driver>(io_.get_executor()));
+  CloudDriver* ec2 = cloud_drivers_.back().get();
+  cloud_drivers_.push_back(std::make_unique<cloudapi::bcc::BccDriver>(io_.get_executor()));
+  CloudDriver* bcc = cloud_drivers_.back().get();
+  return {{"openstack", openstack}, {"ec2", ec2}, {"bcc", bcc}};
 }
 
 ServiceHost::~ServiceHost() {

@@ -61,6 +61,8 @@ class ServiceHost {
   void stop();
 
   db::Database& database() { return *database_; }
+  // The executor the network work runs on (for callers that start coroutines on it: tests).
+  boost::asio::any_io_executor io_executor() { return io_.get_executor(); }
   db::NodeStore& nodes() { return *nodes_; }
   db::TokenStore& tokens() { return *tokens_; }
   db::AuditStore& audit() { return *audit_; }

@@ -7,6 +7,7 @@
 #include "app/cli/args.hpp"
 #include "app/cli/client_options.hpp"
 #include "app/server/commands.hpp"
+#include "app/server/sim_serving.hpp"
 #include "sim/ipmi/fleet.hpp"
 #include "sim/redfish/fleet.hpp"
 
@@ -15,12 +16,7 @@ namespace {
 
 unsigned parse_unsigned(const std::string& text, const std::string& option, unsigned min,
                         unsigned max) {
-  unsigned value = 0;
-  const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc{} || p != text.data() + text.size() || value < min || value > max)
-    throw cli::UsageError("--" + option + " must be a number from " + std::to_string(min) + " to " +
-                          std::to_string(max) + ", got \"" + text + "\"");
-  return value;
+  return static_cast<unsigned>(parse_bounded(text, option, min, max));
 }
 
 int run_redfish(std::span<const std::string> argv) {
@@ -155,12 +151,20 @@ int run_ipmi(std::span<const std::string> argv) {
 
 }  // namespace
 
+// The cloud provider simulators, one file each (sim_openstack_command.cpp, ...).
+int run_openstack_sim(std::span<const std::string> argv);
+int run_ec2_sim(std::span<const std::string> argv);
+int run_bcc_sim(std::span<const std::string> argv);
+
 int run_sim_command(std::span<const std::string> argv) {
   return cli::run_guarded("sim", [&] {
     const std::string usage =
         "usage: ironhold sim SIMULATOR [options]\n"
         "  redfish --mockup DIR [--count N] [--listen HOST:PORT]   simulated Redfish BMCs\n"
         "  ipmi [--count N] [--listen HOST:PORT]                   simulated IPMI BMCs\n"
+        "  openstack [--listen HOST:PORT]                          a simulated OpenStack cloud\n"
+        "  ec2 [--listen HOST:PORT]                                a simulated AWS EC2 region\n"
+        "  bcc [--listen HOST:PORT]                                a simulated Baidu BCC region\n"
         "Run ironhold sim SIMULATOR --help for its options.\n";
     if (argv.empty() || argv[0] == "--help" || argv[0] == "-h") {
       std::cout << usage;
@@ -168,6 +172,9 @@ int run_sim_command(std::span<const std::string> argv) {
     }
     if (argv[0] == "redfish") return run_redfish(argv.subspan(1));
     if (argv[0] == "ipmi") return run_ipmi(argv.subspan(1));
+    if (argv[0] == "openstack") return run_openstack_sim(argv.subspan(1));
+    if (argv[0] == "ec2") return run_ec2_sim(argv.subspan(1));
+    if (argv[0] == "bcc") return run_bcc_sim(argv.subspan(1));
     throw cli::UsageError("unknown simulator \"" + argv[0] + "\"\n" + usage);
   });
 }

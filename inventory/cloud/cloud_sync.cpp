@@ -115,7 +115,8 @@ asio::awaitable<void> CloudSync::run_sync(db::CloudSyncJob job) {
   const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started);
   auto record = [this, job, listing = std::move(listing), took] {
     try {
-      const auto summary = store_.record_sync(job, options_.owner, listing, took);
+      const auto summary =
+          store_.record_sync(job, options_.owner, listing, took, options_.transitional_recheck);
       if (listing.error)
         log::warn("cloud account sync failed",
                   {{"account", job.target.account_name},

@@ -26,6 +26,9 @@ struct CloudSyncOptions {
   std::chrono::seconds lease{600};  // longer than a listing may take, retries included
   std::chrono::milliseconds idle_wait{1000};
   int max_concurrent = 8;  // accounts listed at once
+  // While an instance is between states (starting, stopping, rebuilding), its account is listed
+  // again this soon, so a node's state follows an action without waiting for the interval.
+  std::chrono::milliseconds transitional_recheck{std::chrono::seconds(10)};
 };
 
 class CloudSync {

@@ -58,9 +58,12 @@ class CloudAccountStore {
   // Leases up to `limit` accounts whose sync is due, most overdue first.
   std::vector<CloudSyncJob> claim(const std::string& owner, int limit, std::chrono::seconds lease);
   // Records a sync's listing (or its failure) and releases the lease; due again after the
-  // account's interval (sooner after a failure, at once when a sync was requested meanwhile).
+  // account's interval, sooner after a failure, after `recheck` while an instance is between
+  // states (an action is under way: its outcome shows soon), and at once when a sync was
+  // requested meanwhile.
   CloudSyncSummary record_sync(const CloudSyncJob& job, const std::string& owner,
-                               const InstanceListing& listing, std::chrono::milliseconds took);
+                               const InstanceListing& listing, std::chrono::milliseconds took,
+                               std::chrono::milliseconds recheck = std::chrono::seconds(10));
 
   // The account and instance behind a cloud node in service, credentials opened. Throws
   // not_found for an unknown node and unprocessable for a node that is not a cloud instance.

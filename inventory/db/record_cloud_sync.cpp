@@ -208,7 +208,8 @@ void record_failure(pqxx::transaction_base& tx, const CloudAccountTarget& accoun
 
 CloudSyncSummary CloudAccountStore::record_sync(const CloudSyncJob& job, const std::string& owner,
                                                 const InstanceListing& listing,
-                                                std::chrono::milliseconds took) {
+                                                std::chrono::milliseconds took,
+                                                std::chrono::milliseconds recheck) {
   const CloudAccountTarget& account = job.target;
   return transact(db_, [&](pqxx::work& tx) {
     CloudSyncSummary summary;
@@ -237,7 +238,9 @@ CloudSyncSummary CloudAccountStore::record_sync(const CloudSyncJob& job, const s
     }
 
     std::set<std::string> seen;
+    bool transitioning = false;
     for (const auto& instance : listing.instances) {
+      if (!instance.gone && instance.power_state == PowerState::transitioning) transitioning = true;
       if (instance.provider_id.empty() || !seen.insert(instance.provider_id).second) continue;
       ++summary.instances;
       auto it = nodes.find(instance.provider_id);
@@ -287,9 +290,10 @@ CloudSyncSummary CloudAccountStore::record_sync(const CloudSyncJob& job, const s
         "  last_sync_at = now(), last_sync_duration_ms = $2, lease_owner = NULL, "
         "  lease_expires = NULL, "
         "  next_sync = CASE WHEN next_sync > last_sync_started THEN next_sync "
+        "    WHEN $3 THEN now() + make_interval(secs => least(sync_interval_s::float8, $4::float8)) "
         "    ELSE now() + make_interval(secs => sync_interval_s) END "
         " WHERE id = $1::uuid",
-        account.account_id, ms);
+        account.account_id, ms, transitioning, static_cast<double>(recheck.count()) / 1000.0);
     summary.recorded = true;
     return summary;
   });

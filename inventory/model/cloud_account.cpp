@@ -88,7 +88,7 @@ json parse_options(const std::string& provider, const json& body) {
   if (it == body.end() || it->is_null()) return json::object();
   if (!it->is_object()) throw wrong_type("options", "an object", *it);
   if (provider == "openstack") {
-    reject_unknown_keys(*it, {"interface", "gpu_aliases", "all_tenants"}, "options",
+    reject_unknown_keys(*it, {"interface", "gpu_aliases", "ca_bundle", "tls"}, "options",
                         ErrorKind::unprocessable);
     if (auto i = it->find("interface"); i != it->end()) {
       if (!i->is_string() || (*i != "public" && *i != "internal" && *i != "admin"))
@@ -101,8 +101,21 @@ json parse_options(const std::string& provider, const json& body) {
         if (!model.is_string())
           throw wrong_type("options.gpu_aliases." + alias, "a string (the GPU model)", model);
     }
-    if (auto t = it->find("all_tenants"); t != it->end() && !t->is_boolean())
-      throw wrong_type("options.all_tenants", "a boolean", *t);
+    // A private cloud's Keystone often has a certificate of the organisation's own CA.
+    if (auto b = it->find("ca_bundle"); b != it->end()) {
+      if (!b->is_string()) throw wrong_type("options.ca_bundle", "a string (PEM)", *b);
+      if (b->get_ref<const std::string&>().find("-----BEGIN CERTIFICATE-----") == std::string::npos)
+        throw unprocessable("\"options.ca_bundle\" must hold PEM certificates",
+                            "options.ca_bundle");
+    }
+    if (auto t = it->find("tls");
+        t != it->end() && (!t->is_string() || (*t != "verify" && *t != "insecure")))
+      throw unprocessable("\"options.tls\" must be verify or insecure", "options.tls");
+  } else if (provider == "bcc") {
+    // The key pair a rebuild installs instead of an admin password (Baidu prefers key pairs).
+    reject_unknown_keys(*it, {"keypair_id"}, "options", ErrorKind::unprocessable);
+    if (auto k = it->find("keypair_id"); k != it->end() && !k->is_string())
+      throw wrong_type("options.keypair_id", "a string", *k);
   } else {
     reject_unknown_keys(*it, {}, "options", ErrorKind::unprocessable);
   }

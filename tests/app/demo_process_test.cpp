@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "inventory/db/embedded_cluster.hpp"
@@ -28,8 +29,9 @@ IronholdProcess start_demo(const fs::path& data_dir, const fs::path& log_file) {
                         log_file);
 }
 
-json all_nodes(unsigned short port, const std::string& token) {
-  const auto res = http_get(port, "/api/v1/nodes?limit=1000", token);
+// The nodes of one source: "bmc" (the owned servers) or "cloud" (the simulated clouds' instances).
+json all_nodes(unsigned short port, const std::string& token, const std::string& source = "bmc") {
+  const auto res = http_get(port, "/api/v1/nodes?limit=1000&source=" + source, token);
   REQUIRE(res.status == 200);
   return res.json()["items"];
 }
@@ -90,13 +92,30 @@ TEST_CASE("the demo's simulated fleet fills the inventory and survives a kill -9
       gpu_servers += n["hardware"]["gpu_count"] == gpus;
       // The IPMI-only rack: identity from FRU data, power from the chassis.
       if (n["driver"] == "ipmi")
-        ipmi_servers += n["serial"].is_string() && n["power_state"] != "unknown" &&
-                        n["reachable"] == true;
+        ipmi_servers +=
+            n["serial"].is_string() && n["power_state"] != "unknown" && n["reachable"] == true;
     }
     CHECK(ipmi_servers == 8);
     CHECK(unreachable == 1);
     CHECK(unhealthy >= 3);
     CHECK(gpu_servers == 39);
+    // Next to them, in the same list: the instances of one account in each simulated cloud, all
+    // GPU instances.
+    json cloud;
+    std::set<std::string> providers;
+    while (std::chrono::steady_clock::now() < until + 60s && providers.size() < 3) {
+      cloud = all_nodes(demo.port, token, "cloud");
+      providers.clear();
+      for (const auto& n : cloud) providers.insert(n["driver"].get<std::string>());
+      if (providers.size() < 3) std::this_thread::sleep_for(1s);
+    }
+    CHECK(providers == std::set<std::string>{"bcc", "ec2", "openstack"});
+    CHECK(cloud.size() >= 15);
+    for (const auto& n : cloud) {
+      first_run[n["name"].get<std::string>()] = {n["id"].get<std::string>(), std::string()};
+      CHECK(n["hardware"]["gpu_count"].get<int>() > 0);
+      CHECK(n["cloud_account_id"].is_string());
+    }
     demo.process->signal(SIGKILL);
     REQUIRE(demo.process->wait(30s) == -SIGKILL);
   }
@@ -109,6 +128,9 @@ TEST_CASE("the demo's simulated fleet fills the inventory and survives a kill -9
       CHECK(first_run[n["name"]].first == n["id"]);
       CHECK(first_run[n["name"]].second == n["endpoint"]);
     }
+    // The clouds come back with the same instances: their nodes keep their ids.
+    for (const auto& n : all_nodes(demo.port, token, "cloud"))
+      CHECK(first_run[n["name"].get<std::string>()].first == n["id"]);
     // The same certificates: polls go on without a pin mismatch.
     std::this_thread::sleep_for(12s);
     nodes = all_nodes(demo.port, token);

@@ -333,3 +333,24 @@ TEST_CASE("the node of a listed instance cannot be retired or purged by hand", "
   f.nodes.purge("a");  // once retired with its account, an admin may purge it
   CHECK_THROWS_AS(f.nodes.get("a"), Error);
 }
+
+TEST_CASE("an account with an instance between states is listed again soon", "[db][cloud]") {
+  Fixture f;
+  f.enroll();
+  auto stopping = gpu_instance("i-0aaa", "a", PowerState::transitioning, 8);
+  stopping.provider_state = "stopping";
+  InstanceListing listing;
+  listing.instances = {stopping};
+  f.accounts.record_sync(f.claim_one(), "test-owner", listing, std::chrono::milliseconds(1),
+                         std::chrono::seconds(7));
+  CHECK(f.count("SELECT count(*) FROM cloud_accounts WHERE next_sync <= now() + interval '7 "
+                "seconds' AND next_sync > now() + interval '5 seconds'") == 1);
+  CHECK(f.nodes.get("a").power_state == PowerState::transitioning);
+  // Once settled, the interval applies again.
+  f.sql("UPDATE cloud_accounts SET next_sync = now()");
+  listing.instances = {gpu_instance("i-0aaa", "a", PowerState::off, 8)};
+  f.accounts.record_sync(f.claim_one(), "test-owner", listing, std::chrono::milliseconds(1),
+                         std::chrono::seconds(7));
+  CHECK(f.count("SELECT count(*) FROM cloud_accounts WHERE next_sync > now() + interval '290 "
+                "seconds'") == 1);
+}
