@@ -65,7 +65,8 @@ json account_properties(bool for_patch) {
          "OpenStack: interface (public, internal, admin), gpu_aliases (PCI alias → GPU model, "
          "e.g. {\"a100\": \"NVIDIA A100\"}), ca_bundle (PEM of the CA that signed Keystone's "
          "and Nova's certificates), tls (verify or insecure). BCC: keypair_id (installed by a "
-         "rebuild instead of an admin password). EC2: none"}}},
+         "rebuild instead of an admin password). All: requests_per_second (the account's own "
+         "request rate; default 20 for EC2, 10 for BCC and OpenStack)"}}},
       {"credentials", credentials_schema()},
       {"sync_interval_s",
        {{"type", "integer"}, {"minimum", 30}, {"maximum", 86400}, {"default", 300}}}};

@@ -1,11 +1,11 @@
 #include "bmc/http/bmc_http_client.hpp"
 
+#include <algorithm>
+#include <array>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/url/parse.hpp>
-#include <algorithm>
-#include <array>
 #include <charconv>
 #include <ctime>
 #include <random>
@@ -23,8 +23,8 @@ bool parse_int(std::string_view text, int& out) {
 
 // "Sun, 06 Nov 1994 08:49:37 GMT" (the only form RFC 9110 lets a server send).
 std::optional<std::chrono::system_clock::time_point> parse_imf_fixdate(std::string_view s) {
-  if (s.size() != 29 || s[3] != ',' || s[4] != ' ' || s[7] != ' ' || s[11] != ' ' ||
-      s[16] != ' ' || s[19] != ':' || s[22] != ':' || s[25] != ' ' || s.substr(26) != "GMT")
+  if (s.size() != 29 || s[3] != ',' || s[4] != ' ' || s[7] != ' ' || s[11] != ' ' || s[16] != ' ' ||
+      s[19] != ':' || s[22] != ':' || s[25] != ' ' || s.substr(26) != "GMT")
     return std::nullopt;
   static constexpr std::array<std::string_view, 12> kMonths = {
       "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
@@ -79,7 +79,8 @@ milliseconds backoff_delay(const RetryPolicy& policy, unsigned retry, double uni
                                  static_cast<double>(policy.max_delay.count()));
   const double jitter = std::clamp(policy.jitter, 0.0, 1.0);
   const double u = std::clamp(uniform, 0.0, 1.0);
-  return milliseconds(static_cast<milliseconds::rep>(capped * (1.0 - jitter) + capped * jitter * u));
+  return milliseconds(
+      static_cast<milliseconds::rep>(capped * (1.0 - jitter) + capped * jitter * u));
 }
 
 std::optional<milliseconds> parse_retry_after(std::string_view value,
@@ -146,6 +147,8 @@ asio::awaitable<HttpResult> BmcHttpClient::request(HttpRequest request, CallOpti
   const std::string key = host_key(request.url);
   const bool idempotent = options.idempotent.value_or(idempotent_method(request.method));
   for (unsigned attempt = 1;; ++attempt) {
+    const auto turn = pacer_.reserve(request.pace);
+    if (turn.count() > 0) co_await environment_.sleep(turn);
     PerHostLimiter::Permit permit = co_await limiter_.acquire(key);
     HttpResult result = co_await transport_.request(request);
     permit.release();

@@ -30,7 +30,7 @@ struct RetryPolicy {
 // What the retry loop depends on besides the network.
 struct RetryEnvironment {
   std::function<std::chrono::system_clock::time_point()> now;  // for HTTP-date Retry-After
-  std::function<double()> uniform;  // in [0, 1)
+  std::function<double()> uniform;                             // in [0, 1)
   // Waits `delay`; the default is a steady_timer on the caller's executor.
   std::function<boost::asio::awaitable<void>(std::chrono::milliseconds)> sleep;
 };
@@ -41,8 +41,8 @@ std::chrono::milliseconds backoff_delay(const RetryPolicy& policy, unsigned retr
 
 // A Retry-After value: delta-seconds or an IMF-fixdate ("Sun, 06 Nov 1994 08:49:37 GMT"). A date
 // in the past is 0. Absent when unparseable.
-std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view value,
-                                                           std::chrono::system_clock::time_point now);
+std::optional<std::chrono::milliseconds> parse_retry_after(
+    std::string_view value, std::chrono::system_clock::time_point now);
 
 // Whether a method may be replayed after the server may have received it (RFC 9110 §9.2.2).
 bool idempotent_method(std::string_view method);
@@ -75,12 +75,13 @@ class BmcHttpClient {
   const PerHostLimiter& limiter() const { return limiter_; }
 
   // The last attempt's result. Each attempt holds a slot of the BMC only while it runs, not
-  // while it backs off.
+  // while it backs off; each attempt first waits for its turn under request.pace.
   boost::asio::awaitable<HttpResult> request(HttpRequest request, CallOptions options = {});
 
  private:
   CurlMultiClient transport_;
   PerHostLimiter limiter_;
+  RequestPacer pacer_;
   RetryPolicy policy_;
   RetryEnvironment environment_;
 };

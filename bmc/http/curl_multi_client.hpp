@@ -15,6 +15,7 @@
 #include <variant>
 #include <vector>
 
+#include "bmc/http/request_pacer.hpp"
 #include "bmc/http/tls_policy.hpp"
 
 namespace ironhold::bmc::http {
@@ -30,6 +31,8 @@ struct HttpRequest {
   std::chrono::milliseconds total_timeout{30000};
   std::size_t max_body = 8 << 20;
   TlsPolicy tls;
+  // A request rate to keep (BmcHttpClient paces each attempt; the transport ignores it).
+  Pace pace;
 };
 
 struct HttpResponse {

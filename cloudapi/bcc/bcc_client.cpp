@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cloudapi/bcc/bcc_json.hpp"
+#include "cloudapi/common/account_pace.hpp"
 
 namespace ironhold::cloudapi::bcc {
 namespace {
@@ -132,6 +133,8 @@ BccAccessResult bcc_access(const CloudAccountTarget& account) {
     return fail(DriverErrorCode::rejected, "BCC endpoint \"" + url + "\" is not an http(s) URL");
   access.base_url = url;
   access.tls = parsed->scheme() == "https";
+  // Baidu documents no rate; 10 requests a second stays well inside what its SDKs expect.
+  access.pace = account_pace(account, 10);
   access.host = std::string(parsed->encoded_host_and_port());
   access.base_path = std::string(parsed->path());
   out.access = std::move(access);
@@ -191,6 +194,7 @@ http::HttpRequest BccClient::build_request(const BccAccess& access, const BccCal
   } else {
     request.tls.mode = http::TlsPolicy::Mode::none;
   }
+  request.pace = access.pace;
   return request;
 }
 

@@ -25,6 +25,7 @@ struct BccAccess {
   std::string base_path;  // a path prefix of the endpoint, usually ""
   bool tls = true;
   BceCredentials credentials;
+  bmc::http::Pace pace;  // the account's own request rate
 };
 
 // The account's endpoint (its override, else https://bcc.<region>.baidubce.com) and credentials

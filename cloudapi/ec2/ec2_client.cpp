@@ -104,6 +104,7 @@ asio::awaitable<Ec2CallResult> Ec2Client::call(const Ec2Account& account, const 
     request.url = signed_request->url;
     request.headers = signed_request->headers;
     request.body = signed_request->body;
+    request.pace = account.pace;
     request.connect_timeout = options_.connect_timeout;
     request.total_timeout = options_.total_timeout;
     if (request.url.starts_with("http://")) {

@@ -23,6 +23,7 @@ struct Ec2Account {
   std::string endpoint;  // "https://ec2.us-east-1.amazonaws.com/" or the account's override
   std::string region;
   AwsCredentials credentials;
+  bmc::http::Pace pace;  // the account's own request rate
 };
 
 struct Ec2CallResult {

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "cloudapi/common/account_pace.hpp"
 #include "cloudapi/common/gpu.hpp"
 #include "cloudapi/ec2/ec2_request.hpp"
 #include "inventory/error.hpp"
@@ -87,6 +88,8 @@ AccountOrError ec2_account_of(const CloudAccountTarget& target) {
   account.credentials.access_key_id = *key;
   account.credentials.secret_access_key = *secret;
   account.credentials.session_token = string_member(target.credentials, "session_token");
+  // EC2 refills an account's bucket for most actions at 20 requests a second per region.
+  account.pace = account_pace(target, 20);
   out.account = std::move(account);
   return out;
 }

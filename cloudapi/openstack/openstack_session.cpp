@@ -5,6 +5,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <functional>
 
+#include "cloudapi/common/account_pace.hpp"
 #include "cloudapi/openstack/openstack_driver.hpp"
 #include "cloudapi/openstack/tls_choice.hpp"
 #include "inventory/error.hpp"
@@ -17,6 +18,9 @@ namespace http = bmc::http;
 using nlohmann::json;
 
 namespace {
+
+// OpenStack has no standard rate; 10 requests a second per account is gentle on a private cloud.
+constexpr double kRequestsPerSecond = 10;
 
 DriverError transport_error(const http::HttpError& error, const std::string& what) {
   DriverError out;
@@ -201,6 +205,7 @@ asio::awaitable<OpenStackDriver::SessionResult> OpenStackDriver::authenticate(
   request.headers = {{"Content-Type", "application/json"}, {"Accept", "application/json"}};
   request.body = auth_request_body(*credentials).dump();
   request.total_timeout = options_.request_timeout;
+  request.pace = account_pace(account, kRequestsPerSecond);
   request.max_body = 4 << 20;
   // Asking twice for a token does no harm, so throttled or failed attempts are repeated.
   const http::CallOptions call{.idempotent = true};
@@ -260,6 +265,7 @@ asio::awaitable<std::optional<DriverError>> OpenStackDriver::negotiate(
   request.tls = tls_for(request.url, account.options);
   request.headers = {{"X-Auth-Token", session.token}, {"Accept", "application/json"}};
   request.total_timeout = options_.request_timeout;
+  request.pace = account_pace(account, kRequestsPerSecond);
   http::HttpResult result = co_await client_.request(std::move(request));
   if (!result.ok()) co_return transport_error(result.error(), "Nova at " + session.compute_url);
   const json doc = json::parse(result.response().body, nullptr, false);
@@ -301,6 +307,7 @@ asio::awaitable<OpenStackDriver::NovaReply> OpenStackDriver::nova(const CloudAcc
       request.body = body;
     }
     request.total_timeout = options_.request_timeout;
+    request.pace = account_pace(account, kRequestsPerSecond);
     // Server actions are safe to repeat after a throttled or failed attempt: a repeat of one
     // that did happen is refused with a 409, never done twice.
     const http::CallOptions call{.idempotent = true};

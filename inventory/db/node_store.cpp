@@ -209,6 +209,21 @@ Node NodeStore::update(std::string_view id_or_name, const json& patch) {
     const Node current = find_node(tx, id_or_name, true);
     if (current.retired_at)
       throw conflict("node \"" + current.name + "\" is retired and can no longer be changed");
+    if (current.source == Source::cloud) {
+      const CloudNodePatch change = apply_cloud_node_patch(current, patch);
+      try {
+        pqxx::subtransaction update(tx, "update_cloud_node");
+        update.exec_params(
+            "UPDATE nodes SET name = $2, tags = $3::jsonb, maintenance = $4::boolean, "
+            "  maintenance_reason = $5, updated_at = now() WHERE id = $1::uuid",
+            current.id, change.name, change.tags.dump(), change.maintenance ? "true" : "false",
+            nullable(change.maintenance_reason));
+        update.commit();
+      } catch (const pqxx::unique_violation&) {
+        throw duplicate_name(change.name);
+      }
+      return find_node(tx, current.id, false);
+    }
     NodeSecrets secrets = read_secrets(tx, box_, current.id);
     bool credentials_changed = false;
     const NodeSpec spec = apply_node_patch(current, secrets.kg, patch, credentials_changed);

@@ -88,8 +88,9 @@ json parse_options(const std::string& provider, const json& body) {
   if (it == body.end() || it->is_null()) return json::object();
   if (!it->is_object()) throw wrong_type("options", "an object", *it);
   if (provider == "openstack") {
-    reject_unknown_keys(*it, {"interface", "gpu_aliases", "ca_bundle", "tls"}, "options",
-                        ErrorKind::unprocessable);
+    reject_unknown_keys(*it,
+                        {"interface", "gpu_aliases", "ca_bundle", "tls", "requests_per_second"},
+                        "options", ErrorKind::unprocessable);
     if (auto i = it->find("interface"); i != it->end()) {
       if (!i->is_string() || (*i != "public" && *i != "internal" && *i != "admin"))
         throw unprocessable("\"options.interface\" must be public, internal or admin",
@@ -113,11 +114,20 @@ json parse_options(const std::string& provider, const json& body) {
       throw unprocessable("\"options.tls\" must be verify or insecure", "options.tls");
   } else if (provider == "bcc") {
     // The key pair a rebuild installs instead of an admin password (Baidu prefers key pairs).
-    reject_unknown_keys(*it, {"keypair_id"}, "options", ErrorKind::unprocessable);
+    reject_unknown_keys(*it, {"keypair_id", "requests_per_second"}, "options",
+                        ErrorKind::unprocessable);
     if (auto k = it->find("keypair_id"); k != it->end() && !k->is_string())
       throw wrong_type("options.keypair_id", "a string", *k);
   } else {
-    reject_unknown_keys(*it, {}, "options", ErrorKind::unprocessable);
+    reject_unknown_keys(*it, {"requests_per_second"}, "options", ErrorKind::unprocessable);
+  }
+  // The account's own request rate (default: the provider's; see docs/cloud.md).
+  if (auto r = it->find("requests_per_second"); r != it->end()) {
+    if (!r->is_number()) throw wrong_type("options.requests_per_second", "a number", *r);
+    const double rate = r->get<double>();
+    if (!(rate >= 0.1 && rate <= 1000))
+      throw unprocessable("\"options.requests_per_second\" must be from 0.1 to 1000",
+                          "options.requests_per_second");
   }
   return *it;
 }

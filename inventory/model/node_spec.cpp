@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <set>
 
+#include "inventory/error.hpp"
 #include "inventory/model/bmc_options.hpp"
 #include "inventory/model/json_fields.hpp"
-#include "inventory/error.hpp"
 
 namespace ironhold {
 namespace {
@@ -18,8 +18,11 @@ using nlohmann::json;
 void check_name(const std::string& name) {
   // The same rule as the CHECK constraint on nodes.name: ^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$
   if (!valid_name(name))
-    throw unprocessable("\"name\" must be 1 to 63 letters, digits, '.', '_' or '-', starting "
-                        "with a letter or digit (got \"" + name.substr(0, 80) + "\")", "name");
+    throw unprocessable(
+        "\"name\" must be 1 to 63 letters, digits, '.', '_' or '-', starting "
+        "with a letter or digit (got \"" +
+            name.substr(0, 80) + "\")",
+        "name");
   if (is_uuid(name))
     throw unprocessable("\"name\" must not look like a UUID: node routes take an id or a name",
                         "name");
@@ -51,8 +54,9 @@ json parse_tags(const json& body) {
   for (const auto& [key, value] : it->items()) {
     const std::string field = "tags." + key;
     if (key.empty() || key.size() > 63 || key.find(':') != std::string::npos)
-      throw unprocessable("tag keys must be 1 to 63 characters without ':' (got \"" +
-                              key.substr(0, 80) + "\")", field);
+      throw unprocessable(
+          "tag keys must be 1 to 63 characters without ':' (got \"" + key.substr(0, 80) + "\")",
+          field);
     if (!value.is_string()) throw wrong_type(field, "a string", value);
     if (value.get_ref<const std::string&>().size() > 255)
       throw unprocessable("tag values are at most 255 characters", field);
@@ -75,9 +79,11 @@ std::optional<Credentials> parse_credentials(const json& body) {
   c.username = user->get<std::string>();
   c.password = pass->get<std::string>();
   if (c.username.empty() || c.username.size() > 255)
-    throw unprocessable("\"credentials.username\" must be 1 to 255 characters", "credentials.username");
+    throw unprocessable("\"credentials.username\" must be 1 to 255 characters",
+                        "credentials.username");
   if (c.password.size() > 1024)
-    throw unprocessable("\"credentials.password\" is longer than 1024 characters", "credentials.password");
+    throw unprocessable("\"credentials.password\" is longer than 1024 characters",
+                        "credentials.password");
   return c;
 }
 
@@ -108,15 +114,17 @@ NodeSpec parse_node_spec(const json& body) {
   check_name(spec.name);
   const std::string driver = required_string(body, "driver");
   if (driver != "redfish" && driver != "ipmi" && driver != "auto")
-    throw unprocessable("unknown driver \"" + driver.substr(0, 80) +
-                            "\": use redfish, ipmi or auto", "driver");
+    throw unprocessable(
+        "unknown driver \"" + driver.substr(0, 80) + "\": use redfish, ipmi or auto", "driver");
   const std::string endpoint_text = required_string(body, "endpoint");
   std::string why;
   auto endpoint = parse_endpoint(endpoint_text, why);
   if (!endpoint) throw unprocessable("invalid endpoint: " + why, "endpoint");
   if (endpoint->scheme.empty() && driver != "auto")
-    throw unprocessable("the endpoint needs a scheme (https://, http:// or ipmi://); only driver "
-                        "auto takes a bare host", "endpoint");
+    throw unprocessable(
+        "the endpoint needs a scheme (https://, http:// or ipmi://); only driver "
+        "auto takes a bare host",
+        "endpoint");
   spec.endpoint = *endpoint;
   spec.driver = resolve_driver(driver, spec.endpoint);
   spec.credentials = parse_credentials(body);
@@ -135,17 +143,18 @@ NodeSpec parse_node_spec(const json& body) {
 }
 
 json patchable_document(const Node& n) {
-  return {{"name", n.name},
-          {"driver", n.driver},
-          {"endpoint", n.endpoint ? json(*n.endpoint) : json(nullptr)},
-          {"options", n.options},
-          {"location",
-           {{"site", n.location.site ? json(*n.location.site) : json(nullptr)},
-            {"rack", n.location.rack ? json(*n.location.rack) : json(nullptr)},
-            {"unit", n.location.unit ? json(*n.location.unit) : json(nullptr)}}},
-          {"tags", n.tags},
-          {"maintenance", n.maintenance},
-          {"maintenance_reason", n.maintenance_reason ? json(*n.maintenance_reason) : json(nullptr)}};
+  return {
+      {"name", n.name},
+      {"driver", n.driver},
+      {"endpoint", n.endpoint ? json(*n.endpoint) : json(nullptr)},
+      {"options", n.options},
+      {"location",
+       {{"site", n.location.site ? json(*n.location.site) : json(nullptr)},
+        {"rack", n.location.rack ? json(*n.location.rack) : json(nullptr)},
+        {"unit", n.location.unit ? json(*n.location.unit) : json(nullptr)}}},
+      {"tags", n.tags},
+      {"maintenance", n.maintenance},
+      {"maintenance_reason", n.maintenance_reason ? json(*n.maintenance_reason) : json(nullptr)}};
 }
 
 NodeSpec apply_node_patch(const Node& current, const std::optional<std::string>& current_kg,
@@ -159,8 +168,7 @@ NodeSpec apply_node_patch(const Node& current, const std::optional<std::string>&
   for (const auto& [key, value] : patch.items()) {
     if (key == "credentials") continue;
     if (key == "options" || key == "location" || key == "tags") {
-      if (!value.is_object() && !value.is_null())
-        throw wrong_type(key, "an object", value);
+      if (!value.is_object() && !value.is_null()) throw wrong_type(key, "an object", value);
       merge_patch(doc[key], value);
     } else {
       doc[key] = value;
@@ -177,9 +185,43 @@ NodeSpec apply_node_patch(const Node& current, const std::optional<std::string>&
   NodeSpec spec = parse_node_spec(doc);
   // Probing a bare host happens at enrollment only; a stored node always has a concrete driver.
   if (spec.driver == "auto")
-    throw unprocessable("a changed endpoint needs its scheme (https://, http:// or ipmi://) or an explicit "
-                        "driver: only enrollment probes a bare host", "endpoint");
+    throw unprocessable(
+        "a changed endpoint needs its scheme (https://, http:// or ipmi://) or an explicit "
+        "driver: only enrollment probes a bare host",
+        "endpoint");
   return spec;
+}
+
+CloudNodePatch apply_cloud_node_patch(const Node& current, const json& patch) {
+  if (!patch.is_object()) throw invalid("the request body must be a JSON object");
+  for (const auto& [key, value] : patch.items())
+    if (key != "name" && key != "tags" && key != "maintenance" && key != "maintenance_reason")
+      throw unprocessable("\"" + key + "\" of a cloud instance's node comes from its provider " +
+                              "at every sync; only name, tags, maintenance and " +
+                              "maintenance_reason can be changed here",
+                          key);
+  json doc = {{"name", current.name},
+              {"tags", current.tags},
+              {"maintenance", current.maintenance},
+              {"maintenance_reason",
+               current.maintenance_reason ? json(*current.maintenance_reason) : json(nullptr)}};
+  for (const auto& [key, value] : patch.items()) {
+    if (key == "tags") {
+      if (!value.is_object() && !value.is_null()) throw wrong_type(key, "an object", value);
+      merge_patch(doc[key], value);
+    } else {
+      doc[key] = value;
+    }
+  }
+  CloudNodePatch out;
+  out.name = required_string(doc, "name");
+  check_name(out.name);
+  out.tags = parse_tags(doc);
+  if (!doc["maintenance"].is_boolean())
+    throw wrong_type("maintenance", "a boolean", doc["maintenance"]);
+  out.maintenance = doc["maintenance"].get<bool>();
+  out.maintenance_reason = optional_string(doc, "maintenance_reason", "maintenance_reason", 1000);
+  return out;
 }
 
 void merge_patch(json& target, const json& patch) {

@@ -38,6 +38,17 @@ nlohmann::json patchable_document(const Node& node);
 NodeSpec apply_node_patch(const Node& current, const std::optional<std::string>& current_kg,
                           const nlohmann::json& patch, bool& credentials_changed);
 
+// What an operator may change on a cloud instance's node: its name, tags and maintenance; the
+// rest comes from the provider at every sync. Returns `current`'s spec with the patch applied
+// (the endpoint, driver and location left as they are); other keys are unprocessable.
+struct CloudNodePatch {
+  std::string name;
+  nlohmann::json tags = nlohmann::json::object();
+  bool maintenance = false;
+  std::optional<std::string> maintenance_reason;
+};
+CloudNodePatch apply_cloud_node_patch(const Node& current, const nlohmann::json& patch);
+
 // RFC 7396 JSON merge patch.
 void merge_patch(nlohmann::json& target, const nlohmann::json& patch);
 

@@ -354,3 +354,45 @@ TEST_CASE("an account with an instance between states is listed again soon", "[d
   CHECK(f.count("SELECT count(*) FROM cloud_accounts WHERE next_sync > now() + interval '290 "
                 "seconds'") == 1);
 }
+
+TEST_CASE("a cloud node takes a new name, tags and maintenance; the rest stays the provider's",
+          "[db][cloud]") {
+  Fixture f;
+  f.enroll();
+  f.sync({gpu_instance("i-0aaa", "a", PowerState::on, 8)});
+  const Node n = f.nodes.update(
+      "a", {{"name", "trainer-a"}, {"tags", {{"owner", "alice"}}}, {"maintenance", true}});
+  CHECK(n.name == "trainer-a");
+  CHECK(n.tags["owner"] == "alice");
+  CHECK(n.tags["team"] == "vision");  // merged, as for any node
+  CHECK(n.maintenance);
+  try {
+    f.nodes.update("trainer-a", {{"endpoint", "https://10.0.0.1"}});
+    FAIL("changed a cloud node's endpoint");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::unprocessable);
+    CHECK(e.field() == "endpoint");
+  }
+  // The next sync keeps the operator's name and tag, and the provider's own tags.
+  f.sql("UPDATE cloud_accounts SET next_sync = now()");
+  f.sync({gpu_instance("i-0aaa", "a", PowerState::on, 8)});
+  const Node after = f.nodes.get("trainer-a");
+  CHECK(after.tags["owner"] == "alice");
+  CHECK(after.tags["team"] == "vision");
+  CHECK(after.maintenance);
+}
+
+TEST_CASE("an account's request rate is validated", "[db][cloud]") {
+  json body = {{"name", "x"},
+               {"provider", "bcc"},
+               {"region", "bj"},
+               {"credentials", {{"access_key", "A"}, {"secret_key", "S"}}},
+               {"options", {{"requests_per_second", 2.5}, {"keypair_id", "k-1"}}}};
+  CHECK(parse_cloud_account_spec(body).options["requests_per_second"] == 2.5);
+  body["options"]["requests_per_second"] = 0;
+  CHECK_THROWS_AS(parse_cloud_account_spec(body), Error);
+  body["options"]["requests_per_second"] = "fast";
+  CHECK_THROWS_AS(parse_cloud_account_spec(body), Error);
+  body["options"] = {{"gpu_aliases", {{"a100", "NVIDIA A100"}}}};  // OpenStack's, not BCC's
+  CHECK_THROWS_AS(parse_cloud_account_spec(body), Error);
+}
