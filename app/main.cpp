@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "app/cli/node_commands.hpp"
+#include "app/cli/task_commands.hpp"
 #include "app/server/commands.hpp"
 
 namespace {
@@ -22,6 +23,10 @@ constexpr const char* usage =
     "\n"
     "Client commands (--url/IRONHOLD_URL, --token/IRONHOLD_TOKEN):\n"
     "  node         list, show, enroll, set, rm or import nodes\n"
+    "  power        power nodes on, off, cycle, reset or soft_off (tasks; --wait follows them)\n"
+    "  boot         set a node's boot device\n"
+    "  identify     turn a node's identify LED on or off\n"
+    "  task         show, list or cancel tasks\n"
     "\n"
     "Run ironhold COMMAND --help for a command's options.\n";
 
@@ -50,6 +55,10 @@ int main(int argc, char** argv) {
   if (command == "token") return ironhold::app::run_token_command(rest);
   if (command == "sim") return ironhold::app::run_sim_command(rest);
   if (command == "node") return ironhold::cli::run_node_command(rest);
+  if (command == "power") return ironhold::cli::run_power_command(rest);
+  if (command == "boot") return ironhold::cli::run_boot_command(rest);
+  if (command == "identify") return ironhold::cli::run_identify_command(rest);
+  if (command == "task") return ironhold::cli::run_task_command(rest);
   std::cerr << "ironhold: unknown command \"" << command << "\"\n\n" << usage;
   return 2;
 }

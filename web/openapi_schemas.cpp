@@ -12,12 +12,16 @@ json hardware_summary_schema();
 json hardware_schemas();
 json discovery_schemas();
 json cloud_schemas();
+json task_schemas();
 
 namespace {
 
 json location() {
   return {{"type", "object"},
-          {"properties", {{"site", nullable("string")}, {"rack", nullable("string")}, {"unit", nullable("integer")}}}};
+          {"properties",
+           {{"site", nullable("string")},
+            {"rack", nullable("string")},
+            {"unit", nullable("integer")}}}};
 }
 
 json options() {
@@ -28,7 +32,10 @@ json options() {
             {"ca_bundle", {{"type", "string"}, {"description", "PEM, for tls: ca"}}},
             {"cipher_suites", {{"type", "array"}, {"items", {{"type", "integer"}}}}},
             {"privilege", {{"type", "string"}, {"enum", {"operator", "admin"}}}},
-            {"kg", {{"type", "string"}, {"description", "IPMI BMC key, hex; write-only"}, {"writeOnly", true}}}}}};
+            {"kg",
+             {{"type", "string"},
+              {"description", "IPMI BMC key, hex; write-only"},
+              {"writeOnly", true}}}}}};
 }
 
 json credentials() {
@@ -38,9 +45,13 @@ json credentials() {
           {"properties", {{"username", {{"type", "string"}}}, {"password", {{"type", "string"}}}}}};
 }
 
-json tags() { return {{"type", "object"}, {"additionalProperties", {{"type", "string"}}}}; }
+json tags() {
+  return {{"type", "object"}, {"additionalProperties", {{"type", "string"}}}};
+}
 
-json counts() { return {{"type", "object"}, {"additionalProperties", {{"type", "integer"}}}}; }
+json counts() {
+  return {{"type", "object"}, {"additionalProperties", {{"type", "integer"}}}};
+}
 
 }  // namespace
 
@@ -65,13 +76,19 @@ json component_schemas() {
         {"power_state", string_enum(enum_names<PowerState>())},
         {"health", string_enum(enum_names<Health>())},
         {"reachable", nullable("boolean")},
-        {"last_error", {{"type", json::array({"string", "null"})},
-                        {"description", "a stable code: unreachable, timeout, auth_failed, "
-                                        "tls_pin_mismatch, tls_failed, bad_response, ..."}}},
+        {"last_error",
+         {{"type", json::array({"string", "null"})},
+          {"description",
+           "a stable code: unreachable, timeout, auth_failed, "
+           "tls_pin_mismatch, tls_failed, bad_response, ..."}}},
         {"last_error_message", nullable("string")},
         {"hardware", hardware_summary_schema()},
-        {"identity", {{"type", "object"}, {"description", "sku, part_number, uuid, bios_version, bmc_firmware"}}},
-        {"tls_fingerprint", {{"type", json::array({"string", "null"})}, {"description", "the pinned SHA-256 of the BMC's certificate"}}},
+        {"identity",
+         {{"type", "object"},
+          {"description", "sku, part_number, uuid, bios_version, bmc_firmware"}}},
+        {"tls_fingerprint",
+         {{"type", json::array({"string", "null"})},
+          {"description", "the pinned SHA-256 of the BMC's certificate"}}},
         {"parent_id", nullable("string")},
         {"system_id", nullable("string")},
         {"last_inspected", {{"type", json::array({"string", "null"})}, {"format", "date-time"}}},
@@ -91,7 +108,11 @@ json component_schemas() {
       {"properties",
        {{"name", {{"type", "string"}, {"pattern", "^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"}}},
         {"driver", {{"type", "string"}, {"enum", {"redfish", "ipmi", "auto"}}}},
-        {"endpoint", {{"type", "string"}, {"description", "https://host[:port], http://host[:port], ipmi://host[:port], or a bare host for auto"}}},
+        {"endpoint",
+         {{"type", "string"},
+          {"description",
+           "https://host[:port], http://host[:port], ipmi://host[:port], or a bare host for "
+           "auto"}}},
         {"credentials", credentials()},
         {"location", location()},
         {"tags", tags()},
@@ -100,7 +121,8 @@ json component_schemas() {
         {"maintenance_reason", nullable("string")}}}};
   json patch = enrollment;
   patch.erase("required");
-  patch["description"] = "Objects (options, location, tags) merge as RFC 7396: a null removes a key.";
+  patch["description"] =
+      "Objects (options, location, tags) merge as RFC 7396: a null removes a key.";
   json problem = {{"type", "object"},
                   {"properties",
                    {{"type", {{"type", "string"}}},
@@ -118,18 +140,19 @@ json component_schemas() {
                     {"source", counts()},
                     {"driver", counts()},
                     {"lifecycle", counts()}}}};
-  json token = {{"type", "object"},
-                {"properties",
-                 {{"id", {{"type", "string"}}},
-                  {"name", {{"type", "string"}}},
-                  {"role", string_enum(enum_names<Role>())},
-                  {"prefix", {{"type", "string"}}},
-                  {"created_by", nullable("string")},
-                  {"created_at", {{"type", "string"}, {"format", "date-time"}}},
-                  {"expires_at", nullable("string")},
-                  {"last_used_at", nullable("string")},
-                  {"revoked_at", nullable("string")},
-                  {"token", {{"type", "string"}, {"description", "only in the answer to POST, once"}}}}}};
+  json token = {
+      {"type", "object"},
+      {"properties",
+       {{"id", {{"type", "string"}}},
+        {"name", {{"type", "string"}}},
+        {"role", string_enum(enum_names<Role>())},
+        {"prefix", {{"type", "string"}}},
+        {"created_by", nullable("string")},
+        {"created_at", {{"type", "string"}, {"format", "date-time"}}},
+        {"expires_at", nullable("string")},
+        {"last_used_at", nullable("string")},
+        {"revoked_at", nullable("string")},
+        {"token", {{"type", "string"}, {"description", "only in the answer to POST, once"}}}}}};
   json audit = {{"type", "object"},
                 {"properties",
                  {{"id", {{"type", "integer"}}},
@@ -142,12 +165,13 @@ json component_schemas() {
                   {"outcome", {{"type", "string"}}},
                   {"request_id", nullable("string")},
                   {"details", {{"type", "object"}}}}}};
-  json out = {{"Node", node},         {"NodeEnrollment", enrollment}, {"NodePatch", patch},
-              {"NodeSummary", summary}, {"Problem", problem},          {"Token", token},
+  json out = {{"Node", node},           {"NodeEnrollment", enrollment}, {"NodePatch", patch},
+              {"NodeSummary", summary}, {"Problem", problem},           {"Token", token},
               {"AuditEntry", audit}};
   out.update(hardware_schemas());
   out.update(discovery_schemas());
   out.update(cloud_schemas());
+  out.update(task_schemas());
   return out;
 }
 

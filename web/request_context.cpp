@@ -1,6 +1,7 @@
 #include "web/request_context.hpp"
 
 #include <algorithm>
+#include <charconv>
 
 #include "inventory/error.hpp"
 #include "web/json_body.hpp"
@@ -44,6 +45,16 @@ Response RequestContext::empty(http::status status) const {
   Response res{status, request.version()};
   res.prepare_payload();
   return res;
+}
+
+int RequestContext::limit_param(int fallback, int max) const {
+  auto text = query_value("limit");
+  if (!text) return fallback;
+  int limit = 0;
+  const auto [p, ec] = std::from_chars(text->data(), text->data() + text->size(), limit);
+  if (ec != std::errc{} || p != text->data() + text->size() || limit < 1 || limit > max)
+    throw invalid("\"limit\" must be a number from 1 to " + std::to_string(max), "limit");
+  return limit;
 }
 
 }  // namespace ironhold::web

@@ -33,6 +33,8 @@ struct RequestContext {
   const std::string& path_param(const std::string& name) const { return path_params.at(name); }
   // The last value of a query parameter.
   std::optional<std::string> query_value(std::string_view name) const;
+  // ?limit=N for a page size from 1 to `max`; `fallback` when absent, invalid (400) otherwise.
+  int limit_param(int fallback, int max) const;
   // Rejects query parameters not in `known` (a typo must not silently select everything).
   void only_query(std::initializer_list<std::string_view> known) const;
   // The body as JSON: 415 unless it is JSON, 400 naming the problem if malformed.

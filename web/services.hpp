@@ -9,8 +9,10 @@
 #include "inventory/db/audit_store.hpp"
 #include "inventory/db/cloud_account_store.hpp"
 #include "inventory/db/hardware_store.hpp"
+#include "inventory/db/lifecycle_store.hpp"
 #include "inventory/db/node_store.hpp"
 #include "inventory/db/poll_store.hpp"
+#include "inventory/db/task_store.hpp"
 #include "inventory/db/token_store.hpp"
 #include "inventory/drivers/endpoint_prober.hpp"
 #include "inventory/poller/poll_metrics.hpp"
@@ -19,7 +21,8 @@
 
 namespace ironhold {
 class CloudSync;
-}
+class TaskEngine;
+}  // namespace ironhold
 
 namespace ironhold::web {
 
@@ -40,6 +43,11 @@ struct Services {
   // Cloud accounts and the sync that lists their instances; null where a host has none (503).
   db::CloudAccountStore* cloud_accounts = nullptr;
   CloudSync* cloud_sync = nullptr;
+  // Tasks (power, boot, identify, ...) and the engine that carries them out; null where a host
+  // has none (503). Without an engine tasks are still queued, for another instance to run.
+  db::TaskStore* tasks = nullptr;
+  TaskEngine* task_engine = nullptr;
+  db::LifecycleStore* lifecycle = nullptr;
 
   // Runs fn() on the blocking pool (see on_pool).
   template <class Fn>

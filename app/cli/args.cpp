@@ -238,4 +238,13 @@ std::string Args::help_text() const {
   return out.str();
 }
 
+Option make_option(std::string name, std::string value_name, std::string help) {
+  Option o{.name = std::move(name), .help = std::move(help)};
+  o.takes_value = !value_name.empty();
+  o.repeatable = value_name.ends_with("...");
+  if (o.repeatable) value_name.resize(value_name.size() - 3);
+  o.value_name = std::move(value_name);
+  return o;
+}
+
 }  // namespace ironhold::cli

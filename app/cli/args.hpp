@@ -28,6 +28,10 @@ struct Option {
   std::string value_name = "VALUE";
 };
 
+// An option from its long name, value name and help: value_name "X" takes a value, "X..." may be
+// given several times, "" makes a boolean flag.
+Option make_option(std::string name, std::string value_name, std::string help);
+
 class Args {
  public:
   // command: "ironhold node list"; usage: positional part, e.g. "NODE"; summary: one line.

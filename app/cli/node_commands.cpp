@@ -35,30 +35,23 @@ std::optional<std::string> read_password(const Args& args) {
   return line;
 }
 
-// value_name "X" takes a value, "X..." may be given several times, "" makes a boolean flag.
-Option opt(std::string name, std::string value_name, std::string help) {
-  Option o{.name = std::move(name), .help = std::move(help)};
-  o.takes_value = !value_name.empty();
-  o.repeatable = value_name.ends_with("...");
-  if (o.repeatable) value_name.resize(value_name.size() - 3);
-  o.value_name = std::move(value_name);
-  return o;
-}
-
 std::vector<Option> list_options() {
   std::vector<Option> o = {
-      opt("source", "SOURCE", "Only nodes from this source: bmc or cloud."),
-      opt("driver", "DRIVER", "Only nodes with this driver."),
-      opt("health", "HEALTH", "Only this health: ok, warning, critical or unknown."),
-      opt("power-state", "STATE", "Only this power state: on, off, transitioning or unknown."),
-      opt("lifecycle", "STATE", "Only this lifecycle state (available, deployed, ...)."),
-      opt("maintenance", "BOOL", "Only nodes in (true) or out of (false) maintenance."),
-      opt("tag", "KEY:VALUE...", "Only nodes with this tag."),
-      opt("site", "SITE", "Only nodes at this site."),
-      opt("rack", "RACK", "Only nodes in this rack."),
-      opt("search", "TEXT", "Only nodes whose name contains TEXT."),
-      opt("sort", "FIELD", "name, health, power_state, last_seen or created_at; - reverses."),
-      opt("limit", "N", "Show at most N nodes (default: all of them, fetched page by page)."),
+      make_option("source", "SOURCE", "Only nodes from this source: bmc or cloud."),
+      make_option("driver", "DRIVER", "Only nodes with this driver."),
+      make_option("health", "HEALTH", "Only this health: ok, warning, critical or unknown."),
+      make_option("power-state", "STATE",
+                  "Only this power state: on, off, transitioning or unknown."),
+      make_option("lifecycle", "STATE", "Only this lifecycle state (available, deployed, ...)."),
+      make_option("maintenance", "BOOL", "Only nodes in (true) or out of (false) maintenance."),
+      make_option("tag", "KEY:VALUE...", "Only nodes with this tag."),
+      make_option("site", "SITE", "Only nodes at this site."),
+      make_option("rack", "RACK", "Only nodes in this rack."),
+      make_option("search", "TEXT", "Only nodes whose name contains TEXT."),
+      make_option("sort", "FIELD",
+                  "name, health, power_state, last_seen or created_at; - reverses."),
+      make_option("limit", "N",
+                  "Show at most N nodes (default: all of them, fetched page by page)."),
   };
   o[9].short_name = 'q';
   return o;
@@ -66,47 +59,50 @@ std::vector<Option> list_options() {
 
 std::vector<Option> enroll_options() {
   return {
-      opt("driver", "DRIVER", "Driver: redfish, ipmi or auto (required)."),
-      opt("endpoint", "URL",
-          "BMC address (required): https://host[:port] for redfish, ipmi://host[:port] for "
-          "ipmi; a bare host only with --driver auto."),
-      opt("username", "USER", "BMC user name."),
-      opt("password", "PASSWORD", "BMC password (other users see it in ps: prefer stdin)."),
-      opt("password-stdin", "", "Read the BMC password from the first line of stdin."),
-      opt("site", "SITE", "Site (data centre)."),
-      opt("rack", "RACK", "Rack."),
-      opt("unit", "N", "Rack unit."),
-      opt("tag", "KEY=VALUE...", "Tag the node."),
-      opt("option", "KEY=VALUE...",
-          "Driver option: tls=pin|ca|insecure, ca_bundle=@FILE.pem, cipher_suites=17,3, "
-          "privilege=operator|admin, kg=HEX."),
+      make_option("driver", "DRIVER", "Driver: redfish, ipmi or auto (required)."),
+      make_option("endpoint", "URL",
+                  "BMC address (required): https://host[:port] for redfish, ipmi://host[:port] for "
+                  "ipmi; a bare host only with --driver auto."),
+      make_option("username", "USER", "BMC user name."),
+      make_option("password", "PASSWORD", "BMC password (other users see it in ps: prefer stdin)."),
+      make_option("password-stdin", "", "Read the BMC password from the first line of stdin."),
+      make_option("site", "SITE", "Site (data centre)."),
+      make_option("rack", "RACK", "Rack."),
+      make_option("unit", "N", "Rack unit."),
+      make_option("tag", "KEY=VALUE...", "Tag the node."),
+      make_option("option", "KEY=VALUE...",
+                  "Driver option: tls=pin|ca|insecure, ca_bundle=@FILE.pem, cipher_suites=17,3, "
+                  "privilege=operator|admin, kg=HEX."),
   };
 }
 
 std::vector<Option> set_options() {
   return {
-      opt("name", "NAME", "Rename the node."),
-      opt("driver", "DRIVER", "New driver (with --endpoint when the protocol changes)."),
-      opt("endpoint", "URL", "New BMC address (as for enroll)."),
-      opt("username", "USER", "BMC user name (with a password: credentials are replaced)."),
-      opt("password", "PASSWORD", "BMC password (other users see it in ps: prefer stdin)."),
-      opt("password-stdin", "", "Read the BMC password from the first line of stdin."),
-      opt("site", "SITE", "Site; an empty value removes it."),
-      opt("rack", "RACK", "Rack; an empty value removes it."),
-      opt("unit", "N", "Rack unit; an empty value removes it."),
-      opt("tag", "KEY=VALUE...", "Add or change a tag."),
-      opt("untag", "KEY...", "Remove a tag."),
-      opt("option", "KEY=VALUE...", "Add or change a driver option (as for enroll)."),
-      opt("unset-option", "KEY...", "Remove a driver option."),
-      opt("maintenance", "on|off", "Put the node in or out of maintenance."),
-      opt("reason", "TEXT", "Why the node is in maintenance."),
+      make_option("name", "NAME", "Rename the node."),
+      make_option("driver", "DRIVER", "New driver (with --endpoint when the protocol changes)."),
+      make_option("endpoint", "URL", "New BMC address (as for enroll)."),
+      make_option("username", "USER", "BMC user name (with a password: credentials are replaced)."),
+      make_option("password", "PASSWORD", "BMC password (other users see it in ps: prefer stdin)."),
+      make_option("password-stdin", "", "Read the BMC password from the first line of stdin."),
+      make_option("site", "SITE", "Site; an empty value removes it."),
+      make_option("rack", "RACK", "Rack; an empty value removes it."),
+      make_option("unit", "N", "Rack unit; an empty value removes it."),
+      make_option("tag", "KEY=VALUE...", "Add or change a tag."),
+      make_option("untag", "KEY...", "Remove a tag."),
+      make_option("option", "KEY=VALUE...", "Add or change a driver option (as for enroll)."),
+      make_option("unset-option", "KEY...", "Remove a driver option."),
+      make_option("maintenance", "on|off", "Put the node in or out of maintenance."),
+      make_option("reason", "TEXT", "Why the node is in maintenance."),
   };
 }
 
 std::vector<Option> rm_options() {
-  return {opt("purge", "", "Delete the node and its history instead of retiring it (admin).")};
+  return {
+      make_option("purge", "", "Delete the node and its history instead of retiring it (admin).")};
 }
-std::vector<Option> no_options() { return {}; }
+std::vector<Option> no_options() {
+  return {};
+}
 
 // Flags are parsed by pure functions that throw ironhold::Error; on the command line those are
 // usage mistakes (exit 2), not failures.

@@ -20,6 +20,8 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
       polls_(std::make_unique<db::PollStore>(*database_, box_)),
       hardware_(std::make_unique<db::HardwareStore>(*database_)),
       cloud_accounts_(std::make_unique<db::CloudAccountStore>(*database_, box_)),
+      tasks_(std::make_unique<db::TaskStore>(*database_, box_)),
+      lifecycle_(std::make_unique<db::LifecycleStore>(*database_, box_, *nodes_)),
       io_(config.io_threads),
       blocking_pool_(static_cast<std::size_t>(config.database_connections)),
       prober_(config.probe) {
@@ -33,10 +35,17 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
   if (config.cloud_sync_enabled)
     cloud_sync_ = std::make_unique<CloudSync>(io_.get_executor(), blocking_pool_, *cloud_accounts_,
                                               make_cloud_drivers(), config.cloud_sync);
-  services_ = std::make_unique<web::Services>(
-      web::Services{*database_, *nodes_, *tokens_, *audit_, blocking_pool_, &prober_,
-                    hardware_.get(), polls_.get(), poller_ ? &poller_->metrics() : nullptr,
-                    cloud_accounts_.get(), cloud_sync_.get()});
+  if (config.tasks_enabled) {
+    // The same drivers as the poller's: one session per BMC, whoever asks.
+    std::map<std::string, NodeDriver*> drivers{{"redfish", redfish_.get()}, {"ipmi", ipmi_.get()}};
+    task_engine_ = std::make_unique<TaskEngine>(io_.get_executor(), blocking_pool_, *tasks_,
+                                                std::move(drivers), cloud_sync_.get(), polls_.get(),
+                                                config.tasks);
+  }
+  services_ = std::make_unique<web::Services>(web::Services{
+      *database_, *nodes_, *tokens_, *audit_, blocking_pool_, &prober_, hardware_.get(),
+      polls_.get(), poller_ ? &poller_->metrics() : nullptr, cloud_accounts_.get(),
+      cloud_sync_.get(), tasks_.get(), task_engine_.get(), lifecycle_.get()});
   api_ = std::make_unique<web::Api>(*services_);
   web::register_all_routes(*api_);
   server_ = std::make_unique<web::Server>(io_, *api_, config.server);
@@ -63,6 +72,7 @@ boost::asio::ip::tcp::endpoint ServiceHost::start() {
   schedule_maintenance(std::chrono::milliseconds(0));
   if (poller_) poller_->start();
   if (cloud_sync_) cloud_sync_->start();
+  if (task_engine_) task_engine_->start();
   for (int i = 0; i < std::max(1, config_.io_threads); ++i)
     threads_.emplace_back([this] { io_.run(); });
   return endpoint;
@@ -77,9 +87,12 @@ void ServiceHost::schedule_maintenance(std::chrono::milliseconds delay) {
     boost::asio::post(blocking_pool_, [this] {
       try {
         const auto report = db::run_maintenance(*database_, config_.retention);
-        if (report.partitions_created || report.partitions_dropped)
-          log::info("database maintenance", {{"partitions_created", report.partitions_created},
-                                             {"partitions_dropped", report.partitions_dropped}});
+        if (report.partitions_created || report.partitions_dropped ||
+            report.idempotency_keys_expired)
+          log::info("database maintenance",
+                    {{"partitions_created", report.partitions_created},
+                     {"partitions_dropped", report.partitions_dropped},
+                     {"idempotency_keys_expired", report.idempotency_keys_expired}});
       } catch (const std::exception& e) {
         log::warn("database maintenance failed; retrying later", {{"error", e.what()}});
       }
@@ -98,6 +111,9 @@ void ServiceHost::stop() {
     server_->shutdown([&drained] { drained.set_value(); });
     drained.get_future().wait();
   }
+  // Tasks stop at a step boundary and are handed back first: they use the drivers that the
+  // poller and the cloud sync shut down next.
+  if (task_engine_ && !threads_.empty()) task_engine_->stop();
   // Polls in flight finish (briefly) and are recorded; the drivers log out of the BMCs.
   if (poller_ && !threads_.empty()) poller_->stop();
   if (cloud_sync_ && !threads_.empty()) cloud_sync_->stop();

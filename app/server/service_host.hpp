@@ -21,11 +21,14 @@
 #include "inventory/db/cloud_account_store.hpp"
 #include "inventory/db/database.hpp"
 #include "inventory/db/hardware_store.hpp"
+#include "inventory/db/lifecycle_store.hpp"
 #include "inventory/db/maintenance.hpp"
 #include "inventory/db/node_store.hpp"
 #include "inventory/db/poll_store.hpp"
+#include "inventory/db/task_store.hpp"
 #include "inventory/db/token_store.hpp"
 #include "inventory/poller/poller.hpp"
+#include "inventory/tasks/task_engine.hpp"
 #include "web/api.hpp"
 #include "web/server.hpp"
 
@@ -48,6 +51,10 @@ struct ServiceConfig {
   // The cloud sync lists the cloud accounts' instances. Off in tests that want accounts untouched.
   bool cloud_sync_enabled = true;
   CloudSyncOptions cloud_sync;
+  // The task engine carries out power, boot and identify tasks. Off in tests that want tasks to
+  // stay queued (another instance, or a restart, carries them out).
+  bool tasks_enabled = true;
+  TaskEngineOptions tasks;
 };
 
 class ServiceHost {
@@ -74,6 +81,9 @@ class ServiceHost {
   CloudSync* cloud_sync() { return cloud_sync_.get(); }
   // Null when the poller is disabled.
   Poller* poller() { return poller_.get(); }
+  db::TaskStore& tasks() { return *tasks_; }
+  // Null when the task engine is disabled.
+  TaskEngine* task_engine() { return task_engine_.get(); }
   bmc::redfish::RedfishDriver& redfish() { return *redfish_; }
   bmc::ipmi::IpmiDriver& ipmi() { return *ipmi_; }
 
@@ -90,6 +100,8 @@ class ServiceHost {
   std::unique_ptr<db::PollStore> polls_;
   std::unique_ptr<db::HardwareStore> hardware_;
   std::unique_ptr<db::CloudAccountStore> cloud_accounts_;
+  std::unique_ptr<db::TaskStore> tasks_;
+  std::unique_ptr<db::LifecycleStore> lifecycle_;
   boost::asio::io_context io_;
   boost::asio::thread_pool blocking_pool_;
   bmc::BmcProber prober_;
@@ -98,6 +110,7 @@ class ServiceHost {
   std::vector<std::unique_ptr<CloudDriver>> cloud_drivers_;
   std::unique_ptr<Poller> poller_;
   std::unique_ptr<CloudSync> cloud_sync_;
+  std::unique_ptr<TaskEngine> task_engine_;
   std::unique_ptr<web::Services> services_;
   std::unique_ptr<web::Api> api_;
   std::unique_ptr<web::Server> server_;

@@ -70,6 +70,7 @@ SystemStatus normalize_status(const ResourceGraph& graph, const std::string& sys
   if (auto power = read_string(system, "PowerState")) status.power_state = power_state_of(*power);
   if (const json* redfish_status = read_object(system, "Status"))
     status.health = health_of(*redfish_status);
+  status.last_reset_time = read_string(system, "LastResetTime");
   return status;
 }
 

@@ -102,8 +102,9 @@ asio::awaitable<StatusReport> RedfishDriver::poll_status(const DriverTarget& tar
   CrawlOptions options = crawl_options(CrawlScope::status);
   // Known System paths make the steady poll one GET per System, without root and collection.
   options.system_paths = known_systems(target.node_id);
-  // All the status needs of a System; Id too, since a service that selects may drop it.
-  if (selects(target.node_id)) options.system_select = "$select=Id,PowerState,Status";
+  // All the status needs of a System (LastResetTime: a task's evidence that a reset happened);
+  // Id too, since a service that selects may drop it.
+  if (selects(target.node_id)) options.system_select = "$select=Id,PowerState,Status,LastResetTime";
   NodeCrawl crawled = co_await crawl_node(target, std::move(options));
   StatusReport report;
   report.tls_fingerprint = std::move(crawled.tls_fingerprint);

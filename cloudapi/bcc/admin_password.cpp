@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "inventory/crypto/primitives.hpp"
 #include "inventory/error.hpp"
 
 namespace ironhold::cloudapi::bcc {
@@ -51,15 +52,8 @@ std::string encrypt_admin_password(std::string_view secret_key, std::string_view
       aes_128_ecb(true, secret_key.substr(0, kKeyBytes),
                   reinterpret_cast<const unsigned char*>(password.data()), password.size());
   if (!cipher) throw Error(ErrorKind::internal, "AES-128-ECB encryption failed");
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex;
-  hex.reserve(cipher->size() * 2);
-  for (const char ch : *cipher) {
-    const auto c = static_cast<unsigned char>(ch);
-    hex.push_back(kHex[c >> 4]);
-    hex.push_back(kHex[c & 0x0f]);
-  }
-  return hex;
+  return crypto::to_hex(std::span<const std::uint8_t>(
+      reinterpret_cast<const std::uint8_t*>(cipher->data()), cipher->size()));
 }
 
 std::optional<std::string> decrypt_admin_password(std::string_view secret_key,

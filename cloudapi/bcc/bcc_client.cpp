@@ -10,6 +10,7 @@
 
 #include "cloudapi/bcc/bcc_json.hpp"
 #include "cloudapi/common/account_pace.hpp"
+#include "cloudapi/common/uri_encode.hpp"
 
 namespace ironhold::cloudapi::bcc {
 namespace {
@@ -145,8 +146,8 @@ std::string bcc_query_string(const std::vector<BceParam>& params) {
   std::string out;
   for (const auto& [name, value] : params) {
     if (!out.empty()) out.push_back('&');
-    out += bce_uri_encode(name);
-    if (value) out += "=" + bce_uri_encode(*value);
+    out += rfc3986_encode(name);
+    if (value) out += "=" + rfc3986_encode(*value);
   }
   return out;
 }

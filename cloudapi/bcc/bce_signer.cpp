@@ -8,18 +8,12 @@
 #include <charconv>
 #include <ctime>
 
+#include "cloudapi/common/uri_encode.hpp"
+#include "inventory/crypto/primitives.hpp"
 #include "inventory/error.hpp"
 
 namespace ironhold::cloudapi::bcc {
 namespace {
-
-constexpr std::string_view kHex = "0123456789abcdef";
-constexpr std::string_view kUpperHex = "0123456789ABCDEF";
-
-bool unreserved(unsigned char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-         c == '.' || c == '_' || c == '~';
-}
 
 std::string lower(std::string_view text) {
   std::string out(text);
@@ -71,29 +65,7 @@ std::string hmac_sha256_hex(std::string_view key, std::string_view message) {
            reinterpret_cast<const unsigned char*>(message.data()), message.size(), mac.data(),
            &length) == nullptr)
     throw Error(ErrorKind::internal, "HMAC-SHA256 failed");
-  std::string out;
-  out.reserve(length * 2);
-  for (unsigned int i = 0; i < length; ++i) {
-    out.push_back(kHex[mac[i] >> 4]);
-    out.push_back(kHex[mac[i] & 0x0f]);
-  }
-  return out;
-}
-
-std::string bce_uri_encode(std::string_view text, bool keep_slash) {
-  std::string out;
-  out.reserve(text.size() * 3);
-  for (const char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (unreserved(c) || (keep_slash && c == '/')) {
-      out.push_back(ch);
-    } else {
-      out.push_back('%');
-      out.push_back(kUpperHex[c >> 4]);
-      out.push_back(kUpperHex[c & 0x0f]);
-    }
-  }
-  return out;
+  return crypto::to_hex(std::span<const std::uint8_t>(mac.data(), length));
 }
 
 std::string bce_timestamp(std::int64_t unix_seconds) {
@@ -124,7 +96,7 @@ std::optional<std::int64_t> parse_bce_timestamp(std::string_view s) {
 
 std::string bce_canonical_uri(std::string_view path) {
   if (path.empty()) return "/";
-  return bce_uri_encode(path, /*keep_slash=*/true);
+  return rfc3986_encode(path, /*keep_slash=*/true);
 }
 
 std::string bce_canonical_query(const std::vector<BceParam>& params) {
@@ -133,7 +105,7 @@ std::string bce_canonical_query(const std::vector<BceParam>& params) {
   for (const auto& [name, value] : params) {
     // The signature may itself travel in the query; it cannot sign itself.
     if (lower(name) == "authorization") continue;
-    pairs.push_back(bce_uri_encode(name) + "=" + bce_uri_encode(value.value_or("")));
+    pairs.push_back(rfc3986_encode(name) + "=" + rfc3986_encode(value.value_or("")));
   }
   std::sort(pairs.begin(), pairs.end());
   std::string out;
@@ -167,7 +139,7 @@ BceSignature sign_bce_v1(const BceCredentials& credentials, const BceRequestToSi
         (use_defaults ? default_signed(name)
                       : std::find(wanted.begin(), wanted.end(), name) != wanted.end());
     if (!chosen) continue;
-    canonical_headers.push_back(bce_uri_encode(name) + ":" + bce_uri_encode(value));
+    canonical_headers.push_back(rfc3986_encode(name) + ":" + rfc3986_encode(value));
     names.push_back(name);
   }
   std::sort(canonical_headers.begin(), canonical_headers.end());

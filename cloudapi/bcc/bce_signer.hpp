@@ -46,10 +46,6 @@ struct BceSignature {
   std::string authorization;
 };
 
-// RFC 3986 percent-encoding with upper-case hex: only A-Z a-z 0-9 - . _ ~ stay as they are,
-// and '/' too when `keep_slash` (the canonical URI).
-std::string bce_uri_encode(std::string_view text, bool keep_slash = false);
-
 // 1704067200 -> "2024-01-01T00:00:00Z"
 std::string bce_timestamp(std::int64_t unix_seconds);
 // The inverse; nullopt unless exactly that form.

@@ -1,5 +1,6 @@
 #include "cloudapi/ec2/query.hpp"
 
+#include "cloudapi/common/uri_encode.hpp"
 #include "cloudapi/ec2/sigv4.hpp"
 
 namespace ironhold::cloudapi::ec2 {
@@ -34,9 +35,9 @@ std::string form_encode(const QueryParams& params) {
   std::string out;
   for (const auto& [name, value] : params) {
     if (!out.empty()) out += '&';
-    out += uri_encode(name, false);
+    out += rfc3986_encode(name, false);
     out += '=';
-    out += uri_encode(value, false);
+    out += rfc3986_encode(value, false);
   }
   return out;
 }

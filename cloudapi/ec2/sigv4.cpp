@@ -9,6 +9,7 @@
 #include <charconv>
 #include <ctime>
 
+#include "cloudapi/common/uri_encode.hpp"
 #include "inventory/util/percent_decode.hpp"
 
 namespace ironhold::cloudapi::ec2 {
@@ -60,10 +61,6 @@ std::string trim_all(std::string_view value) {
     out.push_back(c);
   }
   return out;
-}
-
-bool unreserved(unsigned char c) {
-  return std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~';
 }
 
 // RFC 3986 remove_dot_segments plus merging of repeated slashes, as AWS normalizes paths.
@@ -157,26 +154,9 @@ std::optional<std::chrono::system_clock::time_point> parse_amz_date(std::string_
   return std::chrono::system_clock::from_time_t(timegm(&tm));
 }
 
-std::string uri_encode(std::string_view text, bool keep_slash) {
-  static constexpr char kDigits[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(text.size());
-  for (const char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (unreserved(c) || (keep_slash && c == '/')) {
-      out.push_back(ch);
-    } else {
-      out.push_back('%');
-      out.push_back(kDigits[c >> 4]);
-      out.push_back(kDigits[c & 0x0F]);
-    }
-  }
-  return out;
-}
-
 std::string canonical_uri(std::string_view path, bool normalize) {
   if (path.empty()) return "/";
-  return uri_encode(normalize ? normalize_path(path) : std::string(path), true);
+  return rfc3986_encode(normalize ? normalize_path(path) : std::string(path), true);
 }
 
 std::string canonical_query(std::string_view query) {
@@ -195,7 +175,7 @@ std::string canonical_query(std::string_view query) {
     // A malformed escape is signed as it stands (encoded, so "%" becomes "%25").
     if (!percent_decode(raw_name, name)) name = std::string(raw_name);
     if (!percent_decode(raw_value, value)) value = std::string(raw_value);
-    pairs.emplace_back(uri_encode(name, false), uri_encode(value, false));
+    pairs.emplace_back(rfc3986_encode(name, false), rfc3986_encode(value, false));
   }
   std::sort(pairs.begin(), pairs.end());
   std::string out;

@@ -64,8 +64,6 @@ std::string amz_date(std::chrono::system_clock::time_point when);
 // Parses amz_date's format; nothing when malformed.
 std::optional<std::chrono::system_clock::time_point> parse_amz_date(std::string_view text);
 
-// RFC 3986: every byte but A-Z a-z 0-9 - . _ ~ as %XX (upper-case hex); '/' kept when asked.
-std::string uri_encode(std::string_view text, bool keep_slash);
 std::string canonical_uri(std::string_view path, bool normalize);
 // Each name and value decoded then re-encoded, sorted by name then value; "a" alone is "a=".
 std::string canonical_query(std::string_view query);

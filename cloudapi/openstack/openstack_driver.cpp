@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "cloudapi/common/uri_encode.hpp"
 #include "inventory/error.hpp"
 #include "inventory/util/log.hpp"
 
@@ -11,22 +12,6 @@ namespace asio = boost::asio;
 using nlohmann::json;
 
 namespace {
-
-// Server ids are UUIDs, but an id comes from a caller: keep it one path segment.
-std::string encode(std::string_view text) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (const unsigned char c : text) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
 
 DriverError rejected(const std::string& what, long status, const std::string& body) {
   return DriverError{
@@ -81,7 +66,7 @@ asio::awaitable<std::optional<Flavor>> OpenStackDriver::flavor_by_id(
     if (const auto it = cache.flavors.find(id); it != cache.flavors.end()) co_return it->second;
   }
   const std::string no_body;
-  const std::string path = "/flavors/" + encode(id);
+  const std::string path = "/flavors/" + rfc3986_encode(id);
   NovaReply reply = co_await nova(account, "GET", path, no_body);
   if (reply.error || reply.status != 200) co_return std::nullopt;
   const auto doc = parse_body(reply.body);
@@ -128,7 +113,7 @@ asio::awaitable<InstanceListing> OpenStackDriver::list_instances(
   bool complete = false;
   for (std::size_t page = 0; page < options_.max_pages; ++page) {
     const std::string path =
-        "/servers/detail" + (marker ? "?marker=" + encode(*marker) : std::string());
+        "/servers/detail" + (marker ? "?marker=" + rfc3986_encode(*marker) : std::string());
     NovaReply reply = co_await nova(account, "GET", path, no_body);
     if (reply.error) {
       out.error = reply.error;
@@ -198,8 +183,8 @@ asio::awaitable<void> OpenStackDriver::add_deleted(const CloudAccountTarget& acc
   const std::string no_body;
   std::optional<std::string> marker;
   for (std::size_t page = 0; page < options_.max_pages; ++page) {
-    std::string path = "/servers/detail?changes-since=" + encode(since_text);
-    if (marker) path += "&marker=" + encode(*marker);
+    std::string path = "/servers/detail?changes-since=" + rfc3986_encode(since_text);
+    if (marker) path += "&marker=" + rfc3986_encode(*marker);
     NovaReply reply = co_await nova(account, "GET", path, no_body);
     // Best effort: a cloud whose policy refuses changes-since still gets its full listing.
     if (reply.error || reply.status != 200) co_return;
@@ -231,7 +216,7 @@ asio::awaitable<void> OpenStackDriver::add_deleted(const CloudAccountTarget& acc
 asio::awaitable<InstanceReport> OpenStackDriver::describe_instance(
     const CloudAccountTarget& account, std::string provider_id) {
   InstanceReport out;
-  const std::string path = "/servers/" + encode(provider_id);
+  const std::string path = "/servers/" + rfc3986_encode(provider_id);
   const std::string no_body;
   NovaReply reply = co_await nova(account, "GET", path, no_body);
   if (reply.error) {
@@ -260,7 +245,7 @@ asio::awaitable<ActionReport> OpenStackDriver::send_action(const CloudAccountTar
                                                            const std::string& detail) {
   ActionReport out;
   out.detail = detail;
-  const std::string path = "/servers/" + encode(provider_id) + "/action";
+  const std::string path = "/servers/" + rfc3986_encode(provider_id) + "/action";
   const std::string text = body.dump();
   NovaReply reply = co_await nova(account, "POST", path, text);
   if (reply.error) {

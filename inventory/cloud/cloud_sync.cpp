@@ -9,8 +9,8 @@
 #include <future>
 #include <vector>
 
-#include "inventory/crypto/primitives.hpp"
 #include "inventory/error.hpp"
+#include "inventory/util/lease_owner.hpp"
 #include "inventory/util/log.hpp"
 #include "inventory/util/on_pool.hpp"
 
@@ -29,12 +29,6 @@ struct CloudSync::State {
 };
 
 namespace {
-
-std::string random_owner() {
-  std::uint8_t bytes[6];
-  crypto::random_bytes(bytes);
-  return "ironhold-" + crypto::to_hex(bytes);
-}
 
 InstanceListing no_driver(const std::string& provider) {
   InstanceListing listing;
@@ -55,7 +49,7 @@ CloudSync::CloudSync(asio::any_io_executor executor, asio::thread_pool& blocking
       drivers_(std::move(drivers)),
       options_(std::move(options)),
       state_(std::make_shared<State>(strand_)) {
-  if (options_.owner.empty()) options_.owner = random_owner();
+  if (options_.owner.empty()) options_.owner = random_lease_owner();
 }
 
 CloudSync::~CloudSync() {
@@ -157,27 +151,43 @@ asio::awaitable<void> CloudSync::after_action(std::string account_id) {
   wake();
 }
 
-asio::awaitable<ActionReport> CloudSync::power(std::string node, PowerAction action) {
+asio::awaitable<CloudSync::Bound> CloudSync::bind(std::string node) {
   auto lookup = [this, node] { return store_.node_target(node); };
-  const db::CloudNodeTarget target = co_await on_pool(blocking_pool_, std::move(lookup));
-  CloudDriver* d = driver(target.account.provider);
-  if (!d)
+  Bound bound{co_await on_pool(blocking_pool_, std::move(lookup)), nullptr};
+  bound.driver = driver(bound.target.account.provider);
+  if (!bound.driver)
     throw Error(ErrorKind::unavailable,
-                "this server has no driver for provider " + target.account.provider);
-  ActionReport report = co_await d->power(target.account, target.provider_id, action);
-  co_await after_action(target.account.account_id);
+                "this server has no driver for provider " + bound.target.account.provider);
+  co_return bound;
+}
+
+asio::awaitable<ActionReport> CloudSync::power(std::string node, PowerAction action) {
+  const Bound b = co_await bind(std::move(node));
+  ActionReport report = co_await b.driver->power(b.target.account, b.target.provider_id, action);
+  co_await after_action(b.target.account.account_id);
   co_return report;
 }
 
 asio::awaitable<ActionReport> CloudSync::rebuild(std::string node, RebuildRequest request) {
-  auto lookup = [this, node] { return store_.node_target(node); };
-  const db::CloudNodeTarget target = co_await on_pool(blocking_pool_, std::move(lookup));
-  CloudDriver* d = driver(target.account.provider);
-  if (!d)
-    throw Error(ErrorKind::unavailable,
-                "this server has no driver for provider " + target.account.provider);
-  ActionReport report = co_await d->rebuild(target.account, target.provider_id, std::move(request));
-  co_await after_action(target.account.account_id);
+  const Bound b = co_await bind(std::move(node));
+  ActionReport report =
+      co_await b.driver->rebuild(b.target.account, b.target.provider_id, std::move(request));
+  co_await after_action(b.target.account.account_id);
+  co_return report;
+}
+
+asio::awaitable<InstanceReport> CloudSync::describe(std::string node) {
+  const Bound b = co_await bind(std::move(node));
+  InstanceReport report =
+      co_await b.driver->describe_instance(b.target.account, b.target.provider_id);
+  co_return report;
+}
+
+asio::awaitable<InstanceReport> CloudSync::inspect(std::string node) {
+  const Bound b = co_await bind(std::move(node));
+  InstanceReport report =
+      co_await b.driver->describe_instance(b.target.account, b.target.provider_id);
+  co_await after_action(b.target.account.account_id);
   co_return report;
 }
 

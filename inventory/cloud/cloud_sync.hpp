@@ -54,6 +54,12 @@ class CloudSync {
   // does; throws ironhold::Error for a node that is not a cloud instance in service.
   boost::asio::awaitable<ActionReport> power(std::string node_id_or_name, PowerAction action);
   boost::asio::awaitable<ActionReport> rebuild(std::string node_id_or_name, RebuildRequest request);
+  // The instance as its provider describes it now (for a task verifying an action's outcome);
+  // no sync is requested.
+  boost::asio::awaitable<InstanceReport> describe(std::string node_id_or_name);
+  // describe(), then the account's sync is due at once so that the inventory records what the
+  // provider reports (an inspect task on a cloud node).
+  boost::asio::awaitable<InstanceReport> inspect(std::string node_id_or_name);
 
   // The driver of a provider, or null.
   CloudDriver* driver(const std::string& provider) const;
@@ -61,6 +67,14 @@ class CloudSync {
 
  private:
   struct State;
+  // A cloud node's account and instance, with its provider's driver.
+  struct Bound {
+    db::CloudNodeTarget target;
+    CloudDriver* driver = nullptr;
+  };
+  // Throws ironhold::Error for a node that is not a cloud instance in service, or a provider
+  // without a driver here.
+  boost::asio::awaitable<Bound> bind(std::string node_id_or_name);
   boost::asio::awaitable<void> claim_loop();
   boost::asio::awaitable<void> run_sync(db::CloudSyncJob job);
   boost::asio::awaitable<void> after_action(std::string account_id);

@@ -1,5 +1,6 @@
 #include "inventory/db/audit_store.hpp"
 
+#include "inventory/db/audit_append.hpp"
 #include "inventory/db/node_rows.hpp"
 #include "inventory/db/transaction.hpp"
 
@@ -16,15 +17,17 @@ nlohmann::json opt_json(const std::optional<std::string>& v) {
 
 }  // namespace
 
+void append_audit_entry(pqxx::work& tx, const AuditEntry& e) {
+  tx.exec_params(
+      "INSERT INTO audit_log (actor, actor_id, action, target_type, target_id, target_name, "
+      "outcome, request_id, details) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb)",
+      e.actor, nullable(e.actor_id), e.action, nullable(e.target_type), nullable(e.target_id),
+      nullable(e.target_name), e.outcome, nullable(e.request_id),
+      e.details.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
 void AuditStore::record(const AuditEntry& e) {
-  transact(db_, [&](pqxx::work& tx) {
-    tx.exec_params(
-        "INSERT INTO audit_log (actor, actor_id, action, target_type, target_id, target_name, "
-        "outcome, request_id, details) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb)",
-        e.actor, nullable(e.actor_id), e.action, nullable(e.target_type), nullable(e.target_id),
-        nullable(e.target_name), e.outcome, nullable(e.request_id),
-        e.details.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-  });
+  transact(db_, [&](pqxx::work& tx) { append_audit_entry(tx, e); });
 }
 
 std::vector<AuditRecord> AuditStore::recent(int limit, const std::optional<std::string>& target_id,
@@ -32,10 +35,12 @@ std::vector<AuditRecord> AuditStore::recent(int limit, const std::optional<std::
   return transact(db_, [&](pqxx::work& tx) {
     auto rows = tx.exec_params(
         "SELECT id, rfc3339(at), actor, actor_id, action, target_type, target_id, target_name, "
-        "outcome, request_id, details::text FROM audit_log WHERE ($1::text IS NULL OR target_id = $1) "
+        "outcome, request_id, details::text FROM audit_log WHERE ($1::text IS NULL OR target_id = "
+        "$1) "
         "AND ($3::bigint IS NULL OR id < $3::bigint) ORDER BY id DESC LIMIT $2::integer",
         nullable(target_id), std::to_string(limit),
-        nullable(before_id ? std::optional<std::string>(std::to_string(*before_id)) : std::nullopt));
+        nullable(before_id ? std::optional<std::string>(std::to_string(*before_id))
+                           : std::nullopt));
     std::vector<AuditRecord> out;
     for (const auto& r : rows) {
       AuditRecord rec;

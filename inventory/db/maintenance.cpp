@@ -8,13 +8,17 @@ MaintenanceReport run_maintenance(Database& db, const RetentionPolicy& policy) {
   return transact(db, [&](pqxx::work& tx) {
     MaintenanceReport report;
     report.partitions_created =
-        tx.exec_params1("SELECT ensure_sensor_partitions(current_date - 1, current_date + $1::integer)",
-                        std::to_string(policy.days_ahead))[0]
+        tx.exec_params1(
+              "SELECT ensure_sensor_partitions(current_date - 1, current_date + $1::integer)",
+              std::to_string(policy.days_ahead))[0]
             .as<int>();
     report.partitions_dropped =
         tx.exec_params1("SELECT drop_sensor_partitions_before(current_date - $1::integer)",
                         std::to_string(policy.sensor_days))[0]
             .as<int>();
+    report.idempotency_keys_expired = static_cast<int>(
+        tx.exec("DELETE FROM idempotency_keys WHERE created_at < now() - interval '24 hours'")
+            .affected_rows());
     return report;
   });
 }

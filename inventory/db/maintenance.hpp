@@ -1,6 +1,7 @@
 #pragma once
 // Housekeeping that keeps the database in shape while the service runs: daily sensor-reading
-// partitions created ahead of time, and partitions older than the retention dropped whole.
+// partitions created ahead of time, partitions older than the retention dropped whole, and
+// Idempotency-Key records past their 24 hours removed.
 #include "inventory/db/database.hpp"
 
 namespace ironhold::db {
@@ -13,6 +14,7 @@ struct RetentionPolicy {
 struct MaintenanceReport {
   int partitions_created = 0;
   int partitions_dropped = 0;
+  int idempotency_keys_expired = 0;
 };
 
 MaintenanceReport run_maintenance(Database& db, const RetentionPolicy& policy);

@@ -17,13 +17,16 @@ void add_in_list(std::string& where, const char* column, const std::vector<std::
 
 std::string node_where(const NodeFilter& f, SqlParams& params) {
   std::string where = f.includes_retired() ? "TRUE" : "n.retired_at IS NULL";
+  add_in_list(where, "n.id::text", f.ids, params);
+  add_in_list(where, "n.name", f.names, params);
   add_in_list(where, "n.source", f.source, params);
   add_in_list(where, "n.driver", f.driver, params);
   add_in_list(where, "n.health", f.health, params);
   add_in_list(where, "n.power_state", f.power_state, params);
   add_in_list(where, "n.lifecycle", f.lifecycle, params);
   add_in_list(where, "(n.hardware ->> 'gpu_model')", f.gpu_model, params);
-  if (f.maintenance) where += " AND n.maintenance = " + params.add(*f.maintenance ? "true" : "false") + "::boolean";
+  if (f.maintenance)
+    where += " AND n.maintenance = " + params.add(*f.maintenance ? "true" : "false") + "::boolean";
   for (const auto& [key, value] : f.tags)
     where += " AND n.tags @> " + params.add(nlohmann::json{{key, value}}.dump()) + "::jsonb";
   if (f.site) where += " AND n.site = " + params.add(*f.site);
@@ -38,9 +41,12 @@ SortSql sort_sql(NodeSortField field) {
       return {"n.name COLLATE \"C\"", "n.name", "::text COLLATE \"C\""};
     case NodeSortField::health:
       // By severity, worst first when ascending: critical, warning, unknown, ok.
-      return {"(CASE n.health WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 WHEN 'unknown' THEN 2 ELSE 3 END)",
-              "(CASE n.health WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 WHEN 'unknown' THEN 2 ELSE 3 END)::text",
-              "::int"};
+      return {
+          "(CASE n.health WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 WHEN 'unknown' THEN 2 ELSE "
+          "3 END)",
+          "(CASE n.health WHEN 'critical' THEN 0 WHEN 'warning' THEN 1 WHEN 'unknown' THEN 2 ELSE "
+          "3 END)::text",
+          "::int"};
     case NodeSortField::power_state:
       return {"n.power_state COLLATE \"C\"", "n.power_state", "::text COLLATE \"C\""};
     case NodeSortField::last_seen:

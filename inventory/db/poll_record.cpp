@@ -126,10 +126,39 @@ void record_outcome(pqxx::transaction_base& tx, PolledFamily& family,
   }
 }
 
+// The lifecycle an inspection decides: a node's first successful full inventory makes it
+// available (its Systems behind it too); a failed one while inspecting makes it inspect_failed.
+// Later inspections of nodes in other states leave the lifecycle alone.
+void record_inspection_lifecycle(pqxx::transaction_base& tx, const std::string& node_id, bool ok) {
+  const auto moved =
+      tx.exec_params(ok ? "UPDATE nodes SET lifecycle = 'available', updated_at = now() "
+                          " WHERE (id = $1::uuid OR parent_id = $1::uuid) AND retired_at IS NULL "
+                          "   AND lifecycle IN ('enrolled', 'inspecting', 'inspect_failed') "
+                          "RETURNING id, name"
+                        : "UPDATE nodes SET lifecycle = 'inspect_failed', updated_at = now() "
+                          " WHERE (id = $1::uuid OR parent_id = $1::uuid) AND retired_at IS NULL "
+                          "   AND lifecycle = 'inspecting' "
+                          "RETURNING id, name",
+                     node_id);
+  const std::string to = ok ? "available" : "inspect_failed";
+  for (const auto& r : moved) {
+    PolledNode node;
+    node.id = r[0].as<std::string>();
+    node.name = r[1].as<std::string>();
+    add_event(tx, node, "lifecycle", ok ? Severity::info : Severity::warning,
+              "inspection " + std::string(ok ? "succeeded" : "failed") + ": now " + to,
+              {{"to", to}});
+  }
+}
+
 void record_poll_result(pqxx::transaction_base& tx, const PollResult& result) {
   PolledFamily family = lock_family(tx, result.node_id);
   record_outcome(tx, family, result.outcome());
-  if (!result.outcome().ok()) return;
+  const bool inspection = std::holds_alternative<InspectionReport>(result.report);
+  if (!result.outcome().ok()) {
+    if (inspection) record_inspection_lifecycle(tx, result.node_id, false);
+    return;
+  }
   if (const auto* status = std::get_if<StatusReport>(&result.report)) {
     record_statuses(tx, family, status->systems);
   } else if (const auto* sensors = std::get_if<SensorReport>(&result.report)) {
@@ -140,6 +169,7 @@ void record_poll_result(pqxx::transaction_base& tx, const PollResult& result) {
     }
   } else if (const auto* inventory = std::get_if<InspectionReport>(&result.report)) {
     record_inventory(tx, family, *inventory);
+    record_inspection_lifecycle(tx, result.node_id, true);
   }
 }
 

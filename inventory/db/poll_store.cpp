@@ -90,7 +90,17 @@ std::vector<PollJob> PollStore::claim(const std::string& owner,
         owner, text_array(drivers), limit, static_cast<int>(lease.count()));
     std::vector<PollJob> jobs;
     jobs.reserve(rows.size());
-    for (const auto& row : rows) jobs.push_back(job_from_row(row, box_));
+    std::vector<std::string> inspected;
+    for (const auto& row : rows) {
+      jobs.push_back(job_from_row(row, box_));
+      if (jobs.back().kind == PollKind::inventory) inspected.push_back(jobs.back().target.node_id);
+    }
+    // A node's first inspection under way: enrolled → inspecting (the lifecycle says so).
+    if (!inspected.empty())
+      tx.exec_params(
+          "UPDATE nodes SET lifecycle = 'inspecting', updated_at = now() "
+          " WHERE lifecycle = 'enrolled' AND (id = ANY($1::uuid[]) OR parent_id = ANY($1::uuid[]))",
+          text_array(inspected));
     return jobs;
   });
 }

@@ -16,18 +16,6 @@ using nlohmann::json;
 constexpr std::size_t kMaxSecret = 4096;
 constexpr int kMinInterval = 30, kMaxInterval = 86400;
 
-void check_account_name(const std::string& name) {
-  if (!valid_name(name))
-    throw unprocessable(
-        "\"name\" must be 1 to 63 letters, digits, '.', '_' or '-', starting "
-        "with a letter or digit (got \"" +
-            name.substr(0, 80) + "\")",
-        "name");
-  if (is_uuid(name))
-    throw unprocessable("\"name\" must not look like a UUID: account routes take an id or a name",
-                        "name");
-}
-
 // Every field of a credential object is a non-empty string; `required` must all be present.
 void check_credential_fields(const json& creds, std::initializer_list<std::string_view> required,
                              std::initializer_list<std::string_view> allowed,
@@ -162,7 +150,7 @@ CloudAccountSpec parse_cloud_account_spec(const json& body) {
       "", ErrorKind::unprocessable);
   CloudAccountSpec spec;
   spec.name = required_string(body, "name");
-  check_account_name(spec.name);
+  check_resource_name(spec.name, "account");
   spec.provider = required_string(body, "provider");
   const auto providers = cloud_provider_names();
   if (std::find(providers.begin(), providers.end(), spec.provider) == providers.end())

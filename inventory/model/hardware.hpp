@@ -90,6 +90,9 @@ struct SystemStatus {
   std::string system_id;  // the System's Id: names child nodes "<enrolled>-<Id>"
   PowerState power_state = PowerState::unknown;
   Health health = Health::unknown;  // the rollup where given, else the System's own
+  // When the System was last reset, as the BMC reports it (Redfish LastResetTime): evidence a
+  // task compares before and after a reset. Absent where the BMC keeps none (IPMI).
+  std::optional<std::string> last_reset_time;
 };
 
 // Sensors and new log entries of one System (what the 60-second poll reads).

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "inventory/model/node.hpp"
+
 namespace ironhold {
 
 const char* json_type_name(const nlohmann::json& v) {
@@ -68,6 +70,19 @@ void reject_unknown_keys(const nlohmann::json& obj, std::initializer_list<std::s
       throw Error(kind, "unknown field \"" + field + "\" (known: " + list + ")", field);
     }
   }
+}
+
+void check_resource_name(const std::string& name, std::string_view noun) {
+  if (!valid_name(name))
+    throw unprocessable(
+        "\"name\" must be 1 to 63 letters, digits, '.', '_' or '-', starting "
+        "with a letter or digit (got \"" +
+            name.substr(0, 80) + "\")",
+        "name");
+  if (is_uuid(name))
+    throw unprocessable(
+        "\"name\" must not look like a UUID: " + std::string(noun) + " routes take an id or a name",
+        "name");
 }
 
 }  // namespace ironhold

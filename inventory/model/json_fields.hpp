@@ -24,6 +24,9 @@ std::optional<std::string> optional_string(const nlohmann::json& obj, const std:
                                            const std::string& field, std::size_t max_length);
 // ^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$: the rule for node and account names.
 bool valid_name(const std::string& name);
+// Throws unprocessable (field "name") unless `name` follows valid_name and is not UUID-shaped
+// (routes take an id or a name); `noun` names the routes in the message ("node", "account").
+void check_resource_name(const std::string& name, std::string_view noun);
 // Refuses a key of `obj` not in `allowed`; `where` prefixes the field name ("location").
 void reject_unknown_keys(const nlohmann::json& obj, std::initializer_list<std::string_view> allowed,
                          const std::string& where, ErrorKind kind);

@@ -14,7 +14,8 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::string_view sort_names[] = {"name", "health", "power_state", "last_seen", "created_at"};
+constexpr std::string_view sort_names[] = {"name", "health", "power_state", "last_seen",
+                                           "created_at"};
 
 std::vector<std::string> split_list(std::string_view value) {
   std::vector<std::string> out;
@@ -33,7 +34,8 @@ void add_enum_values(std::vector<std::string>& list, std::string_view key, std::
   for (auto& v : split_list(value)) {
     if (!parse_enum<E>(v))
       throw invalid("unknown " + std::string(key) + " \"" + v.substr(0, 40) + "\": use " +
-                        join_names(enum_names<E>()), std::string(key));
+                        join_names(enum_names<E>()),
+                    std::string(key));
     list.push_back(std::move(v));
   }
 }
@@ -49,6 +51,8 @@ json filter_to_json(const NodeFilter& f) {
   auto put_list = [&](const char* k, const std::vector<std::string>& v) {
     if (!v.empty()) j[k] = v;
   };
+  put_list("ids", f.ids);
+  put_list("names", f.names);
   put_list("source", f.source);
   put_list("driver", f.driver);
   put_list("health", f.health);
@@ -78,6 +82,10 @@ bool NodeFilter::includes_retired() const {
   return std::find(lifecycle.begin(), lifecycle.end(), "retired") != lifecycle.end();
 }
 
+bool NodeFilter::empty() const {
+  return filter_to_json(*this).empty();
+}
+
 NodeSort parse_node_sort(std::string_view text) {
   NodeSort sort;
   if (!text.empty() && text.front() == '-') {
@@ -90,7 +98,8 @@ NodeSort parse_node_sort(std::string_view text) {
       return sort;
     }
   throw invalid("cannot sort by \"" + std::string(text.substr(0, 40)) + "\": use " +
-                    join_names(sort_names) + ", with '-' in front for descending", "sort");
+                    join_names(sort_names) + ", with '-' in front for descending",
+                "sort");
 }
 
 std::string to_string(const NodeSort& sort) {
@@ -98,31 +107,50 @@ std::string to_string(const NodeSort& sort) {
 }
 
 bool add_filter_parameter(NodeFilter& f, std::string_view key, std::string_view value) {
-  if (key == "source") add_enum_values<Source>(f.source, key, value);
-  else if (key == "health") add_enum_values<Health>(f.health, key, value);
-  else if (key == "power_state") add_enum_values<PowerState>(f.power_state, key, value);
-  else if (key == "lifecycle") add_enum_values<Lifecycle>(f.lifecycle, key, value);
+  if (key == "ids") {
+    for (auto& v : split_list(value)) {
+      if (!is_uuid(v))
+        throw invalid("\"ids\" takes node ids (UUIDs); use \"names\" for names", "ids");
+      f.ids.push_back(std::move(v));
+    }
+  } else if (key == "names") {
+    for (auto& v : split_list(value)) f.names.push_back(std::move(v));
+  } else if (key == "source")
+    add_enum_values<Source>(f.source, key, value);
+  else if (key == "health")
+    add_enum_values<Health>(f.health, key, value);
+  else if (key == "power_state")
+    add_enum_values<PowerState>(f.power_state, key, value);
+  else if (key == "lifecycle")
+    add_enum_values<Lifecycle>(f.lifecycle, key, value);
   else if (key == "driver") {
     for (auto& v : split_list(value)) f.driver.push_back(std::move(v));
   } else if (key == "gpu_model") {
     f.gpu_model.emplace_back(value);  // model names may contain commas: one value per parameter
   } else if (key == "maintenance") {
     bool b;
-    if (!parse_bool(value, b)) throw invalid("\"maintenance\" must be true or false", "maintenance");
+    if (!parse_bool(value, b))
+      throw invalid("\"maintenance\" must be true or false", "maintenance");
     f.maintenance = b;
   } else if (key == "tag") {
     std::string k, v;
     if (!split_tag_selector(value, k, v))
-      throw invalid("a tag filter is key:value (got \"" + std::string(value.substr(0, 80)) + "\")", "tag");
+      throw invalid("a tag filter is key:value (got \"" + std::string(value.substr(0, 80)) + "\")",
+                    "tag");
     f.tags.emplace_back(std::move(k), std::move(v));
-  } else if (key == "site") f.site = std::string(value);
-  else if (key == "rack") f.rack = std::string(value);
-  else if (key == "q") f.q = std::string(value);
-  else return false;
+  } else if (key == "site")
+    f.site = std::string(value);
+  else if (key == "rack")
+    f.rack = std::string(value);
+  else if (key == "q")
+    f.q = std::string(value);
+  else
+    return false;
   return true;
 }
 
-std::string encode_cursor(const NodeQuery& query, const std::string& last_key, const std::string& last_id) {
+std::string encode_cursor(const NodeQuery& query, const std::string& last_key,
+                          const std::string& last_id) {
   json doc = {{"v", 1},
               {"f", filter_to_json(query.filter)},
               {"s", to_string(query.sort)},
@@ -145,11 +173,14 @@ NodeQuery decode_cursor(std::string_view cursor) {
     for (const auto& [key, value] : filter.items()) {
       if (value.is_array()) {
         for (const auto& item : value)
-          if (!item.is_string() || !add_filter_parameter(query.filter, key, item.get<std::string>()))
+          if (!item.is_string() ||
+              !add_filter_parameter(query.filter, key, item.get<std::string>()))
             throw bad_cursor();
       } else if (value.is_boolean()) {
-        if (!add_filter_parameter(query.filter, key, value.get<bool>() ? "true" : "false")) throw bad_cursor();
-      } else if (!value.is_string() || !add_filter_parameter(query.filter, key, value.get<std::string>())) {
+        if (!add_filter_parameter(query.filter, key, value.get<bool>() ? "true" : "false"))
+          throw bad_cursor();
+      } else if (!value.is_string() ||
+                 !add_filter_parameter(query.filter, key, value.get<std::string>())) {
         throw bad_cursor();
       }
     }
@@ -165,6 +196,43 @@ NodeQuery decode_cursor(std::string_view cursor) {
     throw bad_cursor();
   }
   return query;
+}
+
+NodeFilter parse_node_selector(const json& selector) {
+  if (!selector.is_object()) throw invalid("\"selector\" must be a JSON object", "selector");
+  NodeFilter f;
+  for (const auto& [key, value] : selector.items()) {
+    const std::string field = "selector." + key;
+    auto add = [&](const std::string& text) {
+      try {
+        if (!add_filter_parameter(f, key, text))
+          throw invalid("unknown selector field \"" + key +
+                            "\" (known: ids, names, source, driver, health, power_state, "
+                            "lifecycle, maintenance, tag, site, rack, gpu_model, q)",
+                        field);
+      } catch (const Error& e) {
+        throw Error(e.kind(), e.what(), field);
+      }
+    };
+    if (value.is_string()) {
+      add(value.get<std::string>());
+    } else if (value.is_boolean()) {
+      add(value.get<bool>() ? "true" : "false");
+    } else if (value.is_array()) {
+      for (const auto& item : value) {
+        if (!item.is_string()) throw invalid("\"" + field + "\" must list strings", field);
+        add(item.get<std::string>());
+      }
+    } else {
+      throw invalid("\"" + field + "\" must be a string, a list of strings or a boolean", field);
+    }
+  }
+  if (f.empty())
+    throw unprocessable(
+        "the selector is empty: an action on every node is never implied; name the nodes "
+        "(ids, names) or filter them (rack, tag, health, ...)",
+        "selector");
+  return f;
 }
 
 }  // namespace ironhold

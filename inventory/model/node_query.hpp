@@ -11,6 +11,7 @@ namespace ironhold {
 
 struct NodeFilter {
   // Each list matches any of its values (health=warning,critical); empty lists match everything.
+  std::vector<std::string> ids, names;  // node ids (UUIDs) and names
   std::vector<std::string> source, driver, health, power_state, lifecycle;
   std::vector<std::string> gpu_model;  // exact model names, as the hardware summary gives them
   std::optional<bool> maintenance;
@@ -19,6 +20,8 @@ struct NodeFilter {
   std::optional<std::string> q;  // case-insensitive name substring
   // Retired nodes are listed only when asked for (lifecycle=retired).
   bool includes_retired() const;
+  // No filter at all: every node in service.
+  bool empty() const;
 };
 
 enum class NodeSortField { name, health, power_state, last_seen, created_at };
@@ -46,9 +49,17 @@ std::string to_string(const NodeSort& sort);
 // Throws ironhold::Error (invalid) for a bad value (an unknown health, a tag without ':').
 bool add_filter_parameter(NodeFilter& filter, std::string_view key, std::string_view value);
 
+// A bulk action's selector: a JSON object with the list filters' names (ids, names, source,
+// driver, health, power_state, lifecycle, maintenance, tag, site, rack, gpu_model, q); a value is
+// a string (comma lists as in the query), an array of strings, or a boolean for maintenance.
+// Throws invalid (400) for unknown keys and wrong types, unprocessable (422) for an empty
+// selector: an action on the whole fleet is never an accident.
+NodeFilter parse_node_selector(const nlohmann::json& selector);
+
 // The opaque cursor: base64url of a small JSON document holding the filters, sort, limit and the
 // position. Decoding validates everything again: a cursor is client input.
-std::string encode_cursor(const NodeQuery& query, const std::string& last_key, const std::string& last_id);
+std::string encode_cursor(const NodeQuery& query, const std::string& last_key,
+                          const std::string& last_id);
 NodeQuery decode_cursor(std::string_view cursor);
 
 }  // namespace ironhold

@@ -15,19 +15,6 @@ namespace {
 
 using nlohmann::json;
 
-void check_name(const std::string& name) {
-  // The same rule as the CHECK constraint on nodes.name: ^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$
-  if (!valid_name(name))
-    throw unprocessable(
-        "\"name\" must be 1 to 63 letters, digits, '.', '_' or '-', starting "
-        "with a letter or digit (got \"" +
-            name.substr(0, 80) + "\")",
-        "name");
-  if (is_uuid(name))
-    throw unprocessable("\"name\" must not look like a UUID: node routes take an id or a name",
-                        "name");
-}
-
 Location parse_location(const json& body) {
   Location loc;
   auto it = body.find("location");
@@ -111,7 +98,7 @@ NodeSpec parse_node_spec(const json& body) {
                       "", ErrorKind::unprocessable);
   NodeSpec spec;
   spec.name = required_string(body, "name");
-  check_name(spec.name);
+  check_resource_name(spec.name, "node");
   const std::string driver = required_string(body, "driver");
   if (driver != "redfish" && driver != "ipmi" && driver != "auto")
     throw unprocessable(
@@ -215,7 +202,7 @@ CloudNodePatch apply_cloud_node_patch(const Node& current, const json& patch) {
   }
   CloudNodePatch out;
   out.name = required_string(doc, "name");
-  check_name(out.name);
+  check_resource_name(out.name, "node");
   out.tags = parse_tags(doc);
   if (!doc["maintenance"].is_boolean())
     throw wrong_type("maintenance", "a boolean", doc["maintenance"]);

@@ -8,7 +8,7 @@
 #include <boost/asio/use_future.hpp>
 #include <future>
 
-#include "inventory/crypto/primitives.hpp"
+#include "inventory/util/lease_owner.hpp"
 #include "inventory/util/log.hpp"
 #include "inventory/util/on_pool.hpp"
 
@@ -31,16 +31,6 @@ struct Poller::State {
   std::vector<std::promise<void>> idle_waiters;  // stop() waits for in_flight == 0
 };
 
-namespace {
-
-std::string random_owner() {
-  std::uint8_t bytes[6];
-  crypto::random_bytes(bytes);
-  return "ironhold-" + crypto::to_hex(bytes);
-}
-
-}  // namespace
-
 template <class Fn>
 asio::awaitable<std::invoke_result_t<Fn>> Poller::blocking(Fn fn) {
   return on_pool(blocking_pool_, std::move(fn));
@@ -55,7 +45,7 @@ Poller::Poller(asio::any_io_executor executor, asio::thread_pool& blocking_pool,
       drivers_(std::move(drivers)),
       options_(std::move(options)),
       state_(std::make_shared<State>(strand_)) {
-  if (options_.owner.empty()) options_.owner = random_owner();
+  if (options_.owner.empty()) options_.owner = random_lease_owner();
   for (const auto& [name, driver] : drivers_)
     if (driver) driver_names_.push_back(name);
 }
@@ -135,7 +125,8 @@ asio::awaitable<void> Poller::run_poll(db::PollJob job) {
       std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - started);
   result.duration = std::chrono::duration_cast<std::chrono::milliseconds>(elapsed);
   metrics_.observe(job.kind, elapsed, result.outcome());
-  auto finish = [this, state = state_, failures = job.failures, result = std::move(result)]() mutable {
+  auto finish = [this, state = state_, failures = job.failures,
+                 result = std::move(result)]() mutable {
     const double uniform = std::uniform_real_distribution<double>(0, 1)(state->random);
     result.next_in =
         next_poll_in(options_.intervals, result.kind, result.outcome(), failures, uniform);

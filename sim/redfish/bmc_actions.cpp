@@ -3,6 +3,7 @@
 // checked against the mockup's AllowableValues and answered as a Redfish service would.
 #include <algorithm>
 
+#include "inventory/util/time.hpp"
 #include "sim/redfish/bmc_state.hpp"
 #include "sim/redfish/errors.hpp"
 
@@ -51,6 +52,11 @@ Response BmcState::reset(const std::string& system_path, const Request& request)
   if (!listed || std::find(known.begin(), known.end(), type) == known.end())
     return action_parameter_value_not_in_list(type, "ResetType", action);
 
+  ++counters_.resets[type];
+  if (faults_.ignore_resets) {
+    changed();
+    return no_content();
+  }
   auto& machine = power_[system_path];
   const std::string now_state = current_power(machine);
   const bool is_on = now_state == "On" || now_state == "PoweringOn";
@@ -78,8 +84,12 @@ Response BmcState::reset(const std::string& system_path, const Request& request)
   if (!steps.empty()) {
     machine.steps = std::move(steps);
     machine.started = config_.now();
+    // Like real BMCs, the System says when it was last (re)started: a client's evidence that a
+    // reset happened even when it never saw the power go off.
+    if (machine.steps.back().state == "On")
+      documents_[system_path].json["LastResetTime"] =
+          format_rfc3339(std::chrono::system_clock::now());
   }
-  ++counters_.resets[type];
   changed();
   return no_content();
 }

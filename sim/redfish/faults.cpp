@@ -59,6 +59,8 @@ Faults faults_from_json(const json& body, Faults f) {
       f.invalid_json = bool_field(value, "invalid_json");
     } else if (key == "redirect_loop") {
       f.redirect_loop = bool_field(value, "redirect_loop");
+    } else if (key == "ignore_resets") {
+      f.ignore_resets = bool_field(value, "ignore_resets");
     } else {
       throw invalid("unknown fault \"" + key + "\"", key);
     }
@@ -75,7 +77,8 @@ json to_json(const Faults& f) {
           {"invalid_json", f.invalid_json},
           {"slow_drip_ms", f.slow_drip_ms},
           {"redirect_loop", f.redirect_loop},
-          {"huge_body_bytes", f.huge_body_bytes}};
+          {"huge_body_bytes", f.huge_body_bytes},
+          {"ignore_resets", f.ignore_resets}};
 }
 
 json active_faults(const Faults& f) {

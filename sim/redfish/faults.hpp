@@ -17,6 +17,9 @@ struct Faults {
   unsigned slow_drip_ms = 0;          // the body sent a few bytes at a time, this pause between
   bool redirect_loop = false;         // 302 between the URL and a twin of it, forever
   std::uint64_t huge_body_bytes = 0;  // JSON bodies padded to at least this size
+  // ComputerSystem.Reset answers 204 and counts the request, but the power state never changes
+  // (firmware that drops the action): the client must notice by reading the state back.
+  bool ignore_resets = false;
 
   bool any() const;
   bool operator==(const Faults&) const = default;

@@ -1,5 +1,7 @@
 #include "tests/support/test_database.hpp"
 
+#include <pqxx/pqxx>
+
 #include "inventory/db/embedded_cluster.hpp"
 #include "inventory/error.hpp"
 #include "tests/support/test_cluster.hpp"
@@ -39,6 +41,15 @@ std::string TestDatabase::owner_url() const {
 }
 std::string TestDatabase::superuser_url() const {
   return cluster_.superuser_url(name_);
+}
+
+std::string TestDatabase::execute(const std::string& sql) const {
+  pqxx::connection connection(owner_url());
+  pqxx::work tx(connection);
+  const auto rows = tx.exec(sql);
+  tx.commit();
+  if (rows.empty() || rows.columns() == 0 || rows[0][0].is_null()) return "";
+  return rows[0][0].as<std::string>();
 }
 
 }  // namespace ironhold::test

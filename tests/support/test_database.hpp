@@ -27,6 +27,9 @@ class TestDatabase {
   std::string url() const;        // runtime role
   std::string owner_url() const;  // owner role
   std::string superuser_url() const;
+  // Runs SQL as the owner role, for tests that set up a state no API reaches (a node already
+  // deployed) or look behind the API; returns the first column of the first row, or "".
+  std::string execute(const std::string& sql) const;
 
  private:
   db::EmbeddedCluster& cluster_;

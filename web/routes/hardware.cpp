@@ -2,8 +2,6 @@
 // /events, and the fleet-wide GET /api/v1/events.
 #include "inventory/model/hardware.hpp"
 
-#include <charconv>
-
 #include "inventory/error.hpp"
 #include "inventory/util/time.hpp"
 #include "web/cursor.hpp"
@@ -31,16 +29,6 @@ std::optional<std::string> time_param(const RequestContext& ctx, std::string_vie
         "\"" + std::string(name) + "\" must be an RFC 3339 time such as 2026-11-29T12:00:00Z",
         std::string(name));
   return format_rfc3339(*t);
-}
-
-int limit_param(const RequestContext& ctx, int fallback, int max) {
-  auto text = ctx.query_value("limit");
-  if (!text) return fallback;
-  int limit = 0;
-  const auto [p, ec] = std::from_chars(text->data(), text->data() + text->size(), limit);
-  if (ec != std::errc{} || p != text->data() + text->size() || limit < 1 || limit > max)
-    throw invalid("\"limit\" must be a number from 1 to " + std::to_string(max), "limit");
-  return limit;
 }
 
 // Every value of a repeatable, comma-separated parameter.
@@ -128,7 +116,7 @@ db::SensorQuery sensor_query(const RequestContext& ctx) {
   q.until = time_param(ctx, "until");
   q.names = list_param(ctx, "name");
   q.kinds = list_param(ctx, "kind");
-  q.limit = limit_param(ctx, 1000, 10000);
+  q.limit = ctx.limit_param(1000, 10000);
   return q;
 }
 
@@ -185,7 +173,7 @@ db::EventQuery event_query(const RequestContext& ctx, bool fleet) {
   q.kinds = list_param(ctx, "kind");
   q.since = time_param(ctx, "since");
   q.until = time_param(ctx, "until");
-  q.limit = limit_param(ctx, 100, 1000);
+  q.limit = ctx.limit_param(100, 1000);
   return q;
 }
 

@@ -145,8 +145,9 @@ asio::awaitable<Response> delete_node(Services& s, RequestContext& ctx) {
     throw invalid("\"purge\" must be true or false", "purge");
   const bool purge = purge_value == "true";
   if (purge && !ctx.has_role(Role::admin))
-    throw Error(ErrorKind::forbidden, "only an admin may purge a node (?purge=true); retiring it "
-                                      "(DELETE without purge) keeps its history");
+    throw Error(ErrorKind::forbidden,
+                "only an admin may purge a node (?purge=true); retiring it "
+                "(DELETE without purge) keeps its history");
   ctx.audit_details["purge"] = purge;
   std::string key = ctx.path_param("id");
   auto work = [&s, key, purge] { return purge ? s.nodes.purge(key) : s.nodes.retire(key); };
@@ -157,10 +158,15 @@ asio::awaitable<Response> delete_node(Services& s, RequestContext& ctx) {
 
 json filter_parameters() {
   auto p = [](const char* name, const char* description) {
-    return json{{"name", name}, {"in", "query"}, {"required", false},
-                {"description", description}, {"schema", {{"type", "string"}}}};
+    return json{{"name", name},
+                {"in", "query"},
+                {"required", false},
+                {"description", description},
+                {"schema", {{"type", "string"}}}};
   };
   return json::array({
+      p("ids", "node ids; comma-separated values match any"),
+      p("names", "node names; comma-separated values match any"),
       p("source", "bmc or cloud; comma-separated values match any"),
       p("driver", "redfish, ipmi, or a cloud provider; comma-separated"),
       p("health", "ok, warning, critical, unknown; comma-separated"),
@@ -183,29 +189,62 @@ void register_node_routes(Api& api) {
     return [&s, fn](RequestContext& ctx) { return fn(s, ctx); };
   };
   json list_params = filter_parameters();
-  list_params.push_back({{"name", "sort"}, {"in", "query"}, {"required", false},
-                         {"description", "name, health (worst first), power_state, last_seen, created_at; - for descending"},
+  list_params.push_back(
+      {{"name", "sort"},
+       {"in", "query"},
+       {"required", false},
+       {"description",
+        "name, health (worst first), power_state, last_seen, created_at; - for descending"},
+       {"schema", {{"type", "string"}}}});
+  list_params.push_back(
+      {{"name", "limit"},
+       {"in", "query"},
+       {"required", false},
+       {"schema", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}, {"default", 100}}}});
+  list_params.push_back({{"name", "cursor"},
+                         {"in", "query"},
+                         {"required", false},
+                         {"description", "the previous page's next value, alone"},
                          {"schema", {{"type", "string"}}}});
-  list_params.push_back({{"name", "limit"}, {"in", "query"}, {"required", false},
-                         {"schema", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}, {"default", 100}}}});
-  list_params.push_back({{"name", "cursor"}, {"in", "query"}, {"required", false},
-                         {"description", "the previous page's next value, alone"}, {"schema", {{"type", "string"}}}});
 
-  api.router().add({http::verb::get, "/api/v1/nodes", Access::viewer, bind(list_nodes),
+  api.router().add({http::verb::get,
+                    "/api/v1/nodes",
+                    Access::viewer,
+                    bind(list_nodes),
                     {"List nodes", list_params, nullptr, 200, openapi::page_of("Node")}});
-  api.router().add({http::verb::get, "/api/v1/nodes/summary", Access::viewer, bind(summarize_nodes),
+  api.router().add({http::verb::get,
+                    "/api/v1/nodes/summary",
+                    Access::viewer,
+                    bind(summarize_nodes),
                     {"Count nodes by health, power state, source, driver and lifecycle",
                      filter_parameters(), nullptr, 200, openapi::ref("NodeSummary")}});
-  api.router().add({http::verb::post, "/api/v1/nodes", Access::operator_, bind(enroll_node),
-                    {"Enroll a node", json::array(), openapi::ref("NodeEnrollment"), 201, openapi::ref("Node")}});
-  api.router().add({http::verb::get, "/api/v1/nodes/{id}", Access::viewer, bind(show_node),
-                    {"Show a node (by id or name)", json::array(), nullptr, 200, openapi::ref("Node")}});
-  api.router().add({http::verb::patch, "/api/v1/nodes/{id}", Access::operator_, bind(update_node),
-                    {"Change a node's name, endpoint, credentials, options, location, tags or maintenance",
-                     json::array(), openapi::ref("NodePatch"), 200, openapi::ref("Node")}});
-  api.router().add({http::verb::delete_, "/api/v1/nodes/{id}", Access::operator_, bind(delete_node),
+  api.router().add({http::verb::post,
+                    "/api/v1/nodes",
+                    Access::operator_,
+                    bind(enroll_node),
+                    {"Enroll a node", json::array(), openapi::ref("NodeEnrollment"), 201,
+                     openapi::ref("Node")}});
+  api.router().add(
+      {http::verb::get,
+       "/api/v1/nodes/{id}",
+       Access::viewer,
+       bind(show_node),
+       {"Show a node (by id or name)", json::array(), nullptr, 200, openapi::ref("Node")}});
+  api.router().add(
+      {http::verb::patch,
+       "/api/v1/nodes/{id}",
+       Access::operator_,
+       bind(update_node),
+       {"Change a node's name, endpoint, credentials, options, location, tags or maintenance",
+        json::array(), openapi::ref("NodePatch"), 200, openapi::ref("Node")}});
+  api.router().add({http::verb::delete_,
+                    "/api/v1/nodes/{id}",
+                    Access::operator_,
+                    bind(delete_node),
                     {"Retire a node (history stays); ?purge=true removes it and needs admin",
-                     json::array({{{"name", "purge"}, {"in", "query"}, {"required", false},
+                     json::array({{{"name", "purge"},
+                                   {"in", "query"},
+                                   {"required", false},
                                    {"schema", {{"type", "boolean"}, {"default", false}}}}}),
                      nullptr, 204, nullptr}});
 }

@@ -6,6 +6,10 @@ void register_all_routes(Api& api) {
   register_health_routes(api);
   register_meta_routes(api);
   register_node_routes(api);
+  register_node_action_routes(api);
+  register_task_routes(api);
+  register_bulk_action_routes(api);
+  register_node_lifecycle_routes(api);
   register_discovery_routes(api);
   register_cloud_account_routes(api);
   register_hardware_routes(api);

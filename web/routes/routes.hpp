@@ -15,5 +15,9 @@ void register_console_routes(Api& api);
 void register_hardware_routes(Api& api);
 void register_node_polling_routes(Api& api);
 void register_metrics_routes(Api& api);
+void register_node_action_routes(Api& api);
+void register_task_routes(Api& api);
+void register_bulk_action_routes(Api& api);
+void register_node_lifecycle_routes(Api& api);
 
 }  // namespace ironhold::web

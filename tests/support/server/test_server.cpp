@@ -8,7 +8,8 @@ namespace ironhold::test {
 
 TestServer::TestServer(web::ServerOptions options, bmc::ProbeOptions probe,
                        std::optional<PollerOptions> poller,
-                       std::optional<CloudSyncOptions> cloud_sync) {
+                       std::optional<CloudSyncOptions> cloud_sync,
+                       std::optional<TaskEngineOptions> tasks) {
   app::ServiceConfig config;
   config.database_url = database_.url();
   crypto::random_bytes(config.master_key);
@@ -21,8 +22,17 @@ TestServer::TestServer(web::ServerOptions options, bmc::ProbeOptions probe,
   if (poller) config.poller = *poller;
   config.cloud_sync_enabled = cloud_sync.has_value();
   if (cloud_sync) config.cloud_sync = *cloud_sync;
+  config.tasks_enabled = tasks.has_value();
+  if (tasks) config.tasks = *tasks;
   host_ = std::make_unique<app::ServiceHost>(config);
   port_ = host_->start().port();
+}
+
+TaskEngineOptions TestServer::fast_tasks() {
+  TaskEngineOptions o;
+  o.idle_wait = std::chrono::milliseconds(100);
+  o.verify_interval = std::chrono::milliseconds(200);
+  return o;
 }
 
 TestServer::~TestServer() {

@@ -16,10 +16,15 @@ class TestServer {
   // `probe` sets the ports and timeout of the driver-auto probe, so that tests can point it at
   // peers on unprivileged ports. The poller runs only when `poller` is given: most tests enroll
   // addresses nothing answers on (and must send nothing off loopback). The cloud sync runs only
-  // when `cloud_sync` is given, for the same reason.
+  // when `cloud_sync` is given, for the same reason. The task engine runs unless `tasks` is
+  // nullopt.
   explicit TestServer(web::ServerOptions options = {}, bmc::ProbeOptions probe = {},
                       std::optional<PollerOptions> poller = std::nullopt,
-                      std::optional<CloudSyncOptions> cloud_sync = std::nullopt);
+                      std::optional<CloudSyncOptions> cloud_sync = std::nullopt,
+                      std::optional<TaskEngineOptions> tasks = fast_tasks());
+  // The task engine as tests run it: quick claims and verification readings. nullopt: no engine
+  // (tasks stay queued).
+  static TaskEngineOptions fast_tasks();
   ~TestServer();
 
   std::string url() const;  // "http://127.0.0.1:PORT"

@@ -1,0 +1,181 @@
+// `ironhold task show|list|cancel`: the CLI over /api/v1/tasks.
+#include "app/cli/task_commands.hpp"
+
+#include <iostream>
+#include <set>
+
+#include "app/cli/client_options.hpp"
+#include "app/cli/table.hpp"
+#include "app/cli/task_wait.hpp"
+#include "inventory/error.hpp"
+
+namespace ironhold::cli {
+namespace {
+
+using nlohmann::json;
+
+std::string one_task_id(const Args& a) {
+  if (a.positional().size() != 1) throw UsageError("give exactly one TASK id");
+  return a.positional()[0];
+}
+
+std::string show_text(const json& t) {
+  std::vector<std::pair<std::string, std::string>> fields = {
+      {"Id", field_text(t, "id")},
+      {"Node", field_text(t, "node_name")},
+      {"Action", task_summary(t)},
+      {"State", field_text(t, "state")},
+      {"Error", field_text(t, "error")},
+      {"Requested by", field_text(t, "requested_by")},
+      {"Created", field_text(t, "created_at")},
+      {"Started", field_text(t, "started_at")},
+      {"Finished", field_text(t, "finished_at")},
+      {"Attempts", field_text(t, "attempts")},
+      {"Bulk", field_text(t, "bulk_id")}};
+  std::string out = render_fields(fields);
+  if (t.contains("steps") && t["steps"].is_array() && !t["steps"].empty()) {
+    Table steps({"STEP", "STATE", "DETAIL"});
+    for (const auto& s : t["steps"]) {
+      std::string detail = field_text(s, "detail");
+      if (!field_text(s, "in_doubt").empty())
+        detail += " [in doubt: " + field_text(s, "in_doubt") + "]";
+      steps.add_row({field_text(s, "name"), field_text(s, "state"), detail});
+    }
+    out += "\n" + steps.render();
+  }
+  return out;
+}
+
+int show(const Args& a) {
+  const std::string id = one_task_id(a);
+  const OutputFormat format = output_format(a);
+  HttpClient client = make_client(a);
+  const json t = client.get("/api/v1/tasks/" + url_encode(id));
+  if (format == OutputFormat::json)
+    print_json(t);
+  else
+    std::cout << show_text(t);
+  return kExitOk;
+}
+
+int list(const Args& a) {
+  const OutputFormat format = output_format(a);
+  std::string query;
+  for (const char* name : {"node", "state", "kind", "bulk-id"}) {
+    if (auto v = a.get(name)) {
+      std::string key = name;
+      if (key == "bulk-id") key = "bulk_id";
+      query += (query.empty() ? "?" : "&") + key + "=" + url_encode(*v);
+    }
+  }
+  std::size_t want = 100;
+  if (auto limit = a.get("limit")) {
+    try {
+      want = static_cast<std::size_t>(std::stoul(*limit));
+    } catch (const std::exception&) {
+      throw UsageError("--limit must be a whole number");
+    }
+  }
+  HttpClient client = make_client(a);
+  std::vector<json> items;
+  std::set<std::string> cursors;
+  std::string target = "/api/v1/tasks" + query;
+  while (items.size() < want) {
+    const json page = client.get(target);
+    for (const auto& item : page.value("items", json::array())) {
+      if (items.size() >= want) break;
+      items.push_back(item);
+    }
+    const std::string next = field_text(page, "next");
+    if (next.empty() || !cursors.insert(next).second) break;
+    target = "/api/v1/tasks?cursor=" + url_encode(next);
+  }
+  if (format == OutputFormat::json) {
+    print_json(json(items));
+    return kExitOk;
+  }
+  Table table({"ID", "NODE", "ACTION", "STATE", "CREATED", "ERROR"});
+  for (const auto& t : items)
+    table.add_row({field_text(t, "id"), field_text(t, "node_name"), task_summary(t),
+                   field_text(t, "state"), field_text(t, "created_at"), field_text(t, "error")});
+  std::cout << table.render();
+  return kExitOk;
+}
+
+int cancel(const Args& a) {
+  const std::string id = one_task_id(a);
+  const OutputFormat format = output_format(a);
+  HttpClient client = make_client(a);
+  const json t = client.post("/api/v1/tasks/" + url_encode(id) + "/cancel", json::object());
+  if (format == OutputFormat::json)
+    print_json(t);
+  else if (field_text(t, "state") == "cancelled")
+    std::cout << "cancelled " << field_text(t, "id") << '\n';
+  else
+    std::cout << "cancel requested for " << field_text(t, "id") << " (it stops at its next step)\n";
+  return kExitOk;
+}
+
+struct Command {
+  std::string_view name;
+  std::string_view usage;
+  std::string_view summary;
+  int (*run)(const Args&);
+};
+
+constexpr Command kCommands[] = {
+    {"show", "TASK", "Show a task with its steps.", &show},
+    {"list", "", "List tasks, newest first.", &list},
+    {"cancel", "TASK", "Cancel a task (at once when queued, at its next step when running).",
+     &cancel},
+};
+
+std::vector<Option> options_of(std::string_view name) {
+  if (name != "list") return {};
+  return {make_option("node", "NODE", "Only this node's tasks."),
+          make_option("state", "STATE", "queued, running, succeeded, failed or cancelled."),
+          make_option("kind", "KIND", "power, boot, identify, reprovision or inspect."),
+          make_option("bulk-id", "ID", "Only the tasks of one bulk action."),
+          make_option("limit", "N", "Show at most N tasks (default 100).")};
+}
+
+std::string help() {
+  std::string out =
+      "Usage: ironhold task COMMAND [OPTIONS]\n\nFollow and cancel tasks.\n\nCommands:\n";
+  for (const auto& c : kCommands)
+    out += "  " + std::string(c.name) + std::string(8 - c.name.size(), ' ') +
+           std::string(c.summary) + '\n';
+  return out + "\nRun 'ironhold task COMMAND --help' for a command's options.\n";
+}
+
+}  // namespace
+
+int run_task_command(std::span<const std::string> argv) {
+  if (argv.empty()) {
+    std::cerr << help();
+    return kExitUsage;
+  }
+  if (argv[0] == "--help" || argv[0] == "-h" || argv[0] == "help") {
+    std::cout << help();
+    return kExitOk;
+  }
+  for (const auto& c : kCommands) {
+    if (c.name != argv[0]) continue;
+    const std::string command = "ironhold task " + std::string(c.name);
+    return run_guarded(command, [&] {
+      Args args(command, std::string(c.usage), std::string(c.summary),
+                with_client_options(options_of(c.name)));
+      args.parse(argv.subspan(1));
+      if (args.help_requested()) {
+        std::cout << args.help_text();
+        return kExitOk;
+      }
+      return c.run(args);
+    });
+  }
+  std::cerr << "error: unknown task command \"" << terminal_safe(argv[0])
+            << "\"\nrun 'ironhold task --help' for the commands\n";
+  return kExitUsage;
+}
+
+}  // namespace ironhold::cli

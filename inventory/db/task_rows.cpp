@@ -1,0 +1,74 @@
+#include "inventory/db/task_rows.hpp"
+
+#include <openssl/crypto.h>
+
+#include "inventory/crypto/primitives.hpp"
+#include "inventory/db/node_rows.hpp"
+
+namespace ironhold::db {
+namespace {
+
+std::optional<std::string> opt(const pqxx::field& f) {
+  return f.is_null() ? std::nullopt : std::optional<std::string>(f.as<std::string>());
+}
+
+std::string dump_json(const nlohmann::json& doc) {
+  return doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+nlohmann::json json_or(const pqxx::field& f, nlohmann::json fallback) {
+  if (f.is_null()) return fallback;
+  auto doc = nlohmann::json::parse(f.c_str(), nullptr, false);
+  return doc.is_discarded() ? fallback : doc;
+}
+
+}  // namespace
+
+// Inserts one task (its write-only parameters sealed under its own id) and returns its id.
+std::string insert_task(pqxx::work& tx, const crypto::SecretBox& box, const NewTask& request,
+                        const std::string& node_id, const std::string& node_name,
+                        const std::optional<std::string>& bulk_id) {
+  const auto row = tx.exec_params1(
+      "INSERT INTO tasks (kind, node_id, node_name, parameters, requested_by, bulk_id, automatic) "
+      "VALUES ($1, $2::uuid, $3, $4::jsonb, $5, $6::uuid, $7) RETURNING id",
+      std::string(to_string(request.kind)), node_id, node_name,
+      dump_json(request.parameters.parameters), request.requested_by, nullable(bulk_id),
+      request.automatic);
+  const std::string id = row[0].as<std::string>();
+  if (!request.parameters.secrets.empty()) {
+    std::string payload = dump_json(request.parameters.secrets);
+    const auto sealed = box.seal(payload, id);
+    OPENSSL_cleanse(payload.data(), payload.size());
+    tx.exec_params(
+        "UPDATE tasks SET sealed_secrets = decode($2, 'hex'), secrets_key_id = $3 "
+        "WHERE id = $1::uuid",
+        id, crypto::to_hex(sealed), box.key_id());
+  }
+  return id;
+}
+
+Task task_from_row(const pqxx::row& r) {
+  Task t;
+  t.id = r[0].as<std::string>();
+  t.kind = parse_enum<TaskKind>(r[1].c_str()).value_or(TaskKind::power);
+  t.node_id = opt(r[2]);
+  t.node_name = opt(r[3]);
+  t.parameters = json_or(r[4], nlohmann::json::object());
+  t.state = parse_enum<TaskState>(r[5].c_str()).value_or(TaskState::failed);
+  t.steps = steps_from_json(json_or(r[6], nlohmann::json::array()));
+  t.attempts = r[7].as<int>();
+  t.result = json_or(r[8], nullptr);
+  t.error = opt(r[9]);
+  t.requested_by = opt(r[10]);
+  t.bulk_id = opt(r[11]);
+  t.automatic = r[12].as<bool>();
+  t.cancel_requested = r[13].as<bool>();
+  t.cancelled_by = opt(r[14]);
+  t.created_at = opt(r[15]);
+  t.started_at = opt(r[16]);
+  t.finished_at = opt(r[17]);
+  t.updated_at = opt(r[18]);
+  return t;
+}
+
+}  // namespace ironhold::db

@@ -1,0 +1,227 @@
+#include "inventory/model/task.hpp"
+
+#include "inventory/drivers/node_driver.hpp"
+#include "inventory/model/json_fields.hpp"
+
+namespace ironhold {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kind_names[] = {"power",       "boot",    "identify",
+                                           "reprovision", "inspect", "clean"};
+constexpr std::string_view state_names[] = {"queued", "running", "succeeded", "failed",
+                                            "cancelled"};
+constexpr std::string_view step_state_names[] = {"pending", "sending", "running",  "succeeded",
+                                                 "failed",  "skipped", "cancelled"};
+
+json optional_text(const std::optional<std::string>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+std::optional<std::string> text_or_null(const json& obj, const char* key) {
+  auto it = obj.find(key);
+  if (it == obj.end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
+}
+
+// A whole number of seconds in [min, max], or `fallback` when absent.
+int bounded_seconds(const json& body, const char* field, int min, int max, int fallback) {
+  auto it = body.find(field);
+  if (it == body.end() || it->is_null()) return fallback;
+  if (!it->is_number_integer()) throw wrong_type(field, "a whole number of seconds", *it);
+  const auto value = it->get<long long>();
+  if (value < min || value > max)
+    throw unprocessable("\"" + std::string(field) + "\" must be between " + std::to_string(min) +
+                            " and " + std::to_string(max) + " seconds",
+                        field);
+  return static_cast<int>(value);
+}
+
+bool required_bool(const json& body, const char* field) {
+  auto it = body.find(field);
+  if (it == body.end() || it->is_null())
+    throw invalid("\"" + std::string(field) + "\" is required", field);
+  if (!it->is_boolean()) throw wrong_type(field, "true or false", *it);
+  return it->get<bool>();
+}
+
+bool optional_bool(const json& body, const char* field, bool fallback) {
+  auto it = body.find(field);
+  if (it == body.end() || it->is_null()) return fallback;
+  if (!it->is_boolean()) throw wrong_type(field, "true or false", *it);
+  return it->get<bool>();
+}
+
+// One of an enum's names, or unprocessable listing them.
+template <class E>
+std::string required_choice(const json& body, const char* field) {
+  const std::string value = required_string(body, field);
+  if (!parse_enum<E>(value))
+    throw unprocessable("\"" + std::string(field) + "\" must be " + join_names(enum_names<E>()) +
+                            ", not \"" + value + "\"",
+                        field);
+  return value;
+}
+
+}  // namespace
+
+std::string_view to_string(TaskKind v) {
+  return kind_names[static_cast<int>(v)];
+}
+std::string_view to_string(TaskState v) {
+  return state_names[static_cast<int>(v)];
+}
+std::string_view to_string(StepState v) {
+  return step_state_names[static_cast<int>(v)];
+}
+template <>
+std::optional<TaskKind> parse_enum<TaskKind>(std::string_view s) {
+  return enum_from_names<TaskKind>(kind_names, s);
+}
+template <>
+std::optional<TaskState> parse_enum<TaskState>(std::string_view s) {
+  return enum_from_names<TaskState>(state_names, s);
+}
+template <>
+std::optional<StepState> parse_enum<StepState>(std::string_view s) {
+  return enum_from_names<StepState>(step_state_names, s);
+}
+template <>
+std::span<const std::string_view> enum_names<TaskKind>() {
+  return kind_names;
+}
+template <>
+std::span<const std::string_view> enum_names<TaskState>() {
+  return state_names;
+}
+template <>
+std::span<const std::string_view> enum_names<StepState>() {
+  return step_state_names;
+}
+
+bool is_final(TaskState state) {
+  return state == TaskState::succeeded || state == TaskState::failed ||
+         state == TaskState::cancelled;
+}
+
+json to_json(const TaskStep& step) {
+  json out = {{"name", step.name},
+              {"state", to_string(step.state)},
+              {"started_at", optional_text(step.started_at)},
+              {"finished_at", optional_text(step.finished_at)},
+              {"detail", step.detail}};
+  if (step.in_doubt) out["in_doubt"] = *step.in_doubt;
+  if (!step.data.is_null()) out["data"] = step.data;
+  return out;
+}
+
+json steps_to_json(std::span<const TaskStep> steps) {
+  json out = json::array();
+  for (const auto& step : steps) out.push_back(to_json(step));
+  return out;
+}
+
+std::vector<TaskStep> steps_from_json(const json& steps) {
+  std::vector<TaskStep> out;
+  if (!steps.is_array()) return out;
+  for (const auto& entry : steps) {
+    TaskStep step;
+    const auto state = entry.is_object() && entry.contains("state") && entry["state"].is_string()
+                           ? parse_enum<StepState>(entry["state"].get<std::string>())
+                           : std::nullopt;
+    if (!entry.is_object() || !state || !entry.contains("name") || !entry["name"].is_string()) {
+      step.name = "unreadable";
+      step.state = StepState::failed;
+      step.detail = "this step's record is damaged: " + entry.dump();
+      out.push_back(std::move(step));
+      continue;
+    }
+    step.name = entry["name"].get<std::string>();
+    step.state = *state;
+    step.started_at = text_or_null(entry, "started_at");
+    step.finished_at = text_or_null(entry, "finished_at");
+    step.detail = text_or_null(entry, "detail").value_or("");
+    step.in_doubt = text_or_null(entry, "in_doubt");
+    if (entry.contains("data") && entry["data"].is_object()) step.data = entry["data"];
+    out.push_back(std::move(step));
+  }
+  return out;
+}
+
+json to_json(const Task& task) {
+  return {{"id", task.id},
+          {"kind", to_string(task.kind)},
+          {"node_id", optional_text(task.node_id)},
+          {"node_name", optional_text(task.node_name)},
+          {"parameters", task.parameters},
+          {"state", to_string(task.state)},
+          {"steps", steps_to_json(task.steps)},
+          {"attempts", task.attempts},
+          {"result", task.result},
+          {"error", optional_text(task.error)},
+          {"requested_by", optional_text(task.requested_by)},
+          {"bulk_id", optional_text(task.bulk_id)},
+          {"automatic", task.automatic},
+          {"cancel_requested", task.cancel_requested},
+          {"cancelled_by", optional_text(task.cancelled_by)},
+          {"created_at", optional_text(task.created_at)},
+          {"started_at", optional_text(task.started_at)},
+          {"finished_at", optional_text(task.finished_at)},
+          {"updated_at", optional_text(task.updated_at)}};
+}
+
+TaskParameters parse_task_parameters(TaskKind kind, const json& raw) {
+  const json body = raw.is_null() ? json::object() : raw;
+  if (!body.is_object()) throw invalid("the body must be a JSON object");
+  TaskParameters out;
+  json& p = out.parameters;
+  switch (kind) {
+    case TaskKind::power:
+      reject_unknown_keys(body, {"action", "timeout_s"}, "", ErrorKind::invalid);
+      p["action"] = required_choice<PowerAction>(body, "action");
+      // How long the task waits for the node to reach the target state before it fails.
+      p["timeout_s"] = bounded_seconds(body, "timeout_s", 5, 3600, 300);
+      break;
+    case TaskKind::boot:
+      reject_unknown_keys(body, {"device", "persistent", "mode"}, "", ErrorKind::invalid);
+      p["device"] = required_choice<BootDevice>(body, "device");
+      p["persistent"] = optional_bool(body, "persistent", false);
+      if (auto mode = optional_string(body, "mode", "mode", 16)) {
+        if (*mode != "uefi" && *mode != "legacy")
+          throw unprocessable("\"mode\" must be uefi or legacy, not \"" + *mode + "\"", "mode");
+        p["mode"] = *mode;
+      }
+      break;
+    case TaskKind::identify:
+      reject_unknown_keys(body, {"on"}, "", ErrorKind::invalid);
+      p["on"] = required_bool(body, "on");
+      break;
+    case TaskKind::reprovision:
+      reject_unknown_keys(body, {"image", "admin_password", "timeout_s"}, "", ErrorKind::invalid);
+      if (auto image = optional_string(body, "image", "image", 512)) {
+        if (image->empty()) throw unprocessable("\"image\" must not be empty", "image");
+        p["image"] = *image;
+      }
+      if (auto password = optional_string(body, "admin_password", "admin_password", 128)) {
+        if (password->empty())
+          throw unprocessable("\"admin_password\" must not be empty", "admin_password");
+        out.secrets["admin_password"] = *password;
+      }
+      p["timeout_s"] = bounded_seconds(body, "timeout_s", 60, 14400, 3600);
+      break;
+    case TaskKind::inspect:
+      reject_unknown_keys(body, {"timeout_s"}, "", ErrorKind::invalid);
+      p["timeout_s"] = bounded_seconds(body, "timeout_s", 10, 3600, 600);
+      break;
+    case TaskKind::clean:
+      // Cleaning an owned server without an agent on it: power it off and see that it is off.
+      reject_unknown_keys(body, {"timeout_s"}, "", ErrorKind::invalid);
+      p["action"] = "off";
+      p["timeout_s"] = bounded_seconds(body, "timeout_s", 5, 3600, 300);
+      break;
+  }
+  return out;
+}
+
+}  // namespace ironhold

@@ -1,0 +1,85 @@
+#include "inventory/tasks/bmc_target.hpp"
+
+#include "inventory/util/on_pool.hpp"
+
+namespace ironhold::tasks {
+
+namespace asio = boost::asio;
+
+asio::awaitable<ActionReport> BmcTarget::power(PowerAction action) {
+  return driver_.power(target_, system_id_, action);
+}
+
+asio::awaitable<ActionReport> BmcTarget::set_boot(BootRequest boot) {
+  return driver_.set_boot(target_, system_id_, boot);
+}
+
+asio::awaitable<ActionReport> BmcTarget::identify(bool on) {
+  return driver_.identify(target_, system_id_, on);
+}
+
+asio::awaitable<TargetReading> BmcTarget::read() {
+  StatusReport report = co_await driver_.poll_status(target_);
+  TargetReading reading;
+  if (report.error) {
+    reading.error = report.error;
+    co_return reading;
+  }
+  const SystemStatus* system = nullptr;
+  for (const auto& s : report.systems)
+    if (system_id_.empty() || s.system_id == system_id_) {
+      system = &s;
+      break;
+    }
+  if (!system) {
+    reading.error = DriverError{DriverErrorCode::bad_response,
+                                "the BMC no longer lists System \"" + system_id_ + "\""};
+    co_return reading;
+  }
+  reading.power = system->power_state;
+  reading.last_reset = system->last_reset_time;
+  reading.detail = "power " + std::string(to_string(system->power_state));
+  if (system->last_reset_time) reading.detail += ", last reset " + *system->last_reset_time;
+  co_return reading;
+}
+
+asio::awaitable<TargetInspection> BmcTarget::inspect() {
+  TargetInspection out;
+  if (!polls_) {
+    out.error = DriverError{DriverErrorCode::unsupported, "this server records no inspections"};
+    co_return out;
+  }
+  const auto started = std::chrono::steady_clock::now();
+  InspectionReport report = co_await driver_.inspect(target_);
+  std::size_t components = 0, firmware = 0;
+  for (const auto& system : report.systems) {
+    components += system.components.size();
+    firmware += system.firmware.size();
+  }
+  if (report.error) {
+    out.error = report.error;
+  } else {
+    out.detail = std::to_string(report.systems.size()) + " System(s), " +
+                 std::to_string(components) + " components, " + std::to_string(firmware) +
+                 " firmware items";
+    out.result = {
+        {"systems", report.systems.size()}, {"components", components}, {"firmware", firmware}};
+  }
+  // Recorded like the poller's inspection (errors too: the node shows what the BMC said), and
+  // the daily inspection counts from now.
+  db::PollResult result;
+  result.kind = db::PollKind::inventory;
+  result.node_id = target_.node_id;
+  result.duration = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - started);
+  result.next_in = std::chrono::hours(24);
+  result.report = std::move(report);
+  auto record = [polls = polls_, result = std::move(result), owner = owner_] {
+    const db::PollResult one[] = {result};
+    polls->record(one, owner);
+  };
+  co_await on_pool(pool_, std::move(record));
+  co_return out;
+}
+
+}  // namespace ironhold::tasks

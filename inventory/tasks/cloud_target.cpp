@@ -1,0 +1,62 @@
+#include "inventory/tasks/cloud_target.hpp"
+
+namespace ironhold::tasks {
+
+namespace asio = boost::asio;
+
+namespace {
+
+ActionReport unsupported(const std::string& what) {
+  ActionReport report;
+  report.error = DriverError{DriverErrorCode::unsupported, "a cloud instance has no " + what};
+  return report;
+}
+
+}  // namespace
+
+asio::awaitable<ActionReport> CloudTarget::power(PowerAction action) {
+  return cloud_.power(node_id_, action);
+}
+
+asio::awaitable<ActionReport> CloudTarget::set_boot(BootRequest) {
+  co_return unsupported("boot device setting");
+}
+
+asio::awaitable<ActionReport> CloudTarget::identify(bool) {
+  co_return unsupported("identify LED");
+}
+
+asio::awaitable<TargetReading> CloudTarget::read() {
+  InstanceReport report = co_await cloud_.describe(node_id_);
+  TargetReading reading;
+  if (report.error) {
+    reading.error = report.error;
+  } else if (!report.instance || report.instance->gone) {
+    reading.error = DriverError{DriverErrorCode::bad_response,
+                                "the provider no longer knows this instance (terminated?)"};
+  } else {
+    reading.power = report.instance->power_state;
+    reading.detail = "provider state " + report.instance->provider_state;
+  }
+  co_return reading;
+}
+
+asio::awaitable<TargetInspection> CloudTarget::inspect() {
+  InstanceReport report = co_await cloud_.inspect(node_id_);
+  TargetInspection out;
+  if (report.error) {
+    out.error = report.error;
+  } else if (!report.instance || report.instance->gone) {
+    out.error = DriverError{DriverErrorCode::bad_response,
+                            "the provider no longer knows this instance (terminated?)"};
+  } else {
+    const CloudInstance& i = *report.instance;
+    out.detail = "provider state " + i.provider_state + "; the account's sync records it";
+    out.result = {{"provider_state", i.provider_state},
+                  {"power_state", to_string(i.power_state)},
+                  {"gpu_count", i.summary.gpu_count}};
+  }
+  co_return out;
+}
+
+}  // namespace ironhold::tasks

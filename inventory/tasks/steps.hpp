@@ -1,0 +1,30 @@
+#pragma once
+// The step functions of each task kind. Each carries out its task against an ActionTarget through
+// a TaskRun and returns how it ended, or nullopt when it was interrupted and must be handed back
+// unfinished (lease lost, this instance stopping).
+#include <boost/asio/awaitable.hpp>
+#include <optional>
+
+#include "inventory/tasks/action_target.hpp"
+#include "inventory/tasks/task_run.hpp"
+
+namespace ironhold::tasks {
+
+boost::asio::awaitable<std::optional<TaskOutcome>> run_power_task(TaskRun& run,
+                                                                  ActionTarget& target);
+boost::asio::awaitable<std::optional<TaskOutcome>> run_boot_task(TaskRun& run,
+                                                                 ActionTarget& target);
+boost::asio::awaitable<std::optional<TaskOutcome>> run_identify_task(TaskRun& run,
+                                                                     ActionTarget& target);
+boost::asio::awaitable<std::optional<TaskOutcome>> run_inspect_task(TaskRun& run,
+                                                                    ActionTarget& target);
+
+// A failed outcome with this error.
+inline std::optional<TaskOutcome> failed(TaskRun&, std::string error) {
+  TaskOutcome out;
+  out.state = TaskState::failed;
+  out.error = std::move(error);
+  return out;
+}
+
+}  // namespace ironhold::tasks

@@ -1,0 +1,29 @@
+#include "web/idempotency.hpp"
+
+#include "inventory/crypto/primitives.hpp"
+#include "inventory/error.hpp"
+
+namespace ironhold::web {
+
+std::optional<db::IdempotencyKey> idempotency_key(const RequestContext& ctx,
+                                                  const nlohmann::json& body) {
+  const auto header = ctx.request.find("Idempotency-Key");
+  if (header == ctx.request.end()) return std::nullopt;
+  const std::string key(header->value());
+  if (key.empty() || key.size() > 255)
+    throw invalid("the Idempotency-Key header must be 1 to 255 characters", "Idempotency-Key");
+  for (char c : key)
+    if (c < 0x21 || c > 0x7e)
+      throw invalid("the Idempotency-Key header must be printable ASCII without spaces",
+                    "Idempotency-Key");
+  db::IdempotencyKey out;
+  out.token_id = ctx.token ? ctx.token->id : "anonymous";
+  out.key = key;
+  // nlohmann::json keeps object keys sorted: dump() is canonical for equal documents.
+  const std::string canonical = std::string(ctx.request.method_string()) + " " + ctx.path + "\n" +
+                                body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  out.request_hash = crypto::to_hex(crypto::sha256(canonical));
+  return out;
+}
+
+}  // namespace ironhold::web
