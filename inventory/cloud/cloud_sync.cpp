@@ -151,9 +151,13 @@ asio::awaitable<void> CloudSync::after_action(std::string account_id) {
   wake();
 }
 
-asio::awaitable<CloudSync::Bound> CloudSync::bind(std::string node) {
+// Takes the id by reference and builds Bound outside any co_await expression: GCC 12 destroys
+// temporaries inside a co_await expression too early (a by-value argument, a braced Bound).
+asio::awaitable<CloudSync::Bound> CloudSync::bind(const std::string& node) {
   auto lookup = [this, node] { return store_.node_target(node); };
-  Bound bound{co_await on_pool(blocking_pool_, std::move(lookup)), nullptr};
+  db::CloudNodeTarget target = co_await on_pool(blocking_pool_, std::move(lookup));
+  Bound bound;
+  bound.target = std::move(target);
   bound.driver = driver(bound.target.account.provider);
   if (!bound.driver)
     throw Error(ErrorKind::unavailable,
@@ -162,14 +166,14 @@ asio::awaitable<CloudSync::Bound> CloudSync::bind(std::string node) {
 }
 
 asio::awaitable<ActionReport> CloudSync::power(std::string node, PowerAction action) {
-  const Bound b = co_await bind(std::move(node));
+  const Bound b = co_await bind(node);
   ActionReport report = co_await b.driver->power(b.target.account, b.target.provider_id, action);
   co_await after_action(b.target.account.account_id);
   co_return report;
 }
 
 asio::awaitable<ActionReport> CloudSync::rebuild(std::string node, RebuildRequest request) {
-  const Bound b = co_await bind(std::move(node));
+  const Bound b = co_await bind(node);
   ActionReport report =
       co_await b.driver->rebuild(b.target.account, b.target.provider_id, std::move(request));
   co_await after_action(b.target.account.account_id);
@@ -177,14 +181,14 @@ asio::awaitable<ActionReport> CloudSync::rebuild(std::string node, RebuildReques
 }
 
 asio::awaitable<InstanceReport> CloudSync::describe(std::string node) {
-  const Bound b = co_await bind(std::move(node));
+  const Bound b = co_await bind(node);
   InstanceReport report =
       co_await b.driver->describe_instance(b.target.account, b.target.provider_id);
   co_return report;
 }
 
 asio::awaitable<InstanceReport> CloudSync::inspect(std::string node) {
-  const Bound b = co_await bind(std::move(node));
+  const Bound b = co_await bind(node);
   InstanceReport report =
       co_await b.driver->describe_instance(b.target.account, b.target.provider_id);
   co_await after_action(b.target.account.account_id);

@@ -74,7 +74,7 @@ class CloudSync {
   };
   // Throws ironhold::Error for a node that is not a cloud instance in service, or a provider
   // without a driver here.
-  boost::asio::awaitable<Bound> bind(std::string node_id_or_name);
+  boost::asio::awaitable<Bound> bind(const std::string& node_id_or_name);
   boost::asio::awaitable<void> claim_loop();
   boost::asio::awaitable<void> run_sync(db::CloudSyncJob job);
   boost::asio::awaitable<void> after_action(std::string account_id);

@@ -27,7 +27,10 @@ asio::awaitable<ActionReport> CloudTarget::identify(bool) {
 }
 
 asio::awaitable<TargetReading> CloudTarget::read() {
-  InstanceReport report = co_await cloud_.describe(node_id_);
+  // The call (which copies the id into its frame) stays out of the co_await expression: GCC 12
+  // destroys temporaries inside one too early.
+  auto describing = cloud_.describe(node_id_);
+  InstanceReport report = co_await std::move(describing);
   TargetReading reading;
   if (report.error) {
     reading.error = report.error;
@@ -42,7 +45,8 @@ asio::awaitable<TargetReading> CloudTarget::read() {
 }
 
 asio::awaitable<TargetInspection> CloudTarget::inspect() {
-  InstanceReport report = co_await cloud_.inspect(node_id_);
+  auto inspecting = cloud_.inspect(node_id_);  // outside the co_await expression, as in read()
+  InstanceReport report = co_await std::move(inspecting);
   TargetInspection out;
   if (report.error) {
     out.error = report.error;

@@ -60,14 +60,16 @@ asio::awaitable<std::optional<TaskOutcome>> run_boot_task(TaskRun& run, ActionTa
   std::string what = "boot device " + std::string(to_string(boot.device)) +
                      (boot.persistent ? " (persistent)" : " (next boot only)");
   SendBoot send{&target, boot};
-  co_return co_await send_once(run, std::move(what), send);
+  auto sending = send_once(run, std::move(what), send);  // not inside the co_await (GCC 12)
+  co_return co_await std::move(sending);
 }
 
 asio::awaitable<std::optional<TaskOutcome>> run_identify_task(TaskRun& run, ActionTarget& target) {
   const bool on = run.parameters().value("on", true);
   std::string what = std::string("identify LED ") + (on ? "on" : "off");
   SendIdentify send{&target, on};
-  co_return co_await send_once(run, std::move(what), send);
+  auto sending = send_once(run, std::move(what), send);  // not inside the co_await (GCC 12)
+  co_return co_await std::move(sending);
 }
 
 }  // namespace ironhold::tasks
