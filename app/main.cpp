@@ -26,6 +26,8 @@ constexpr const char* usage =
     "  power        power nodes on, off, cycle, reset or soft_off (tasks; --wait follows them)\n"
     "  boot         set a node's boot device\n"
     "  identify     turn a node's identify LED on or off\n"
+    "  reprovision  reprovision nodes (cloud instances: the provider's rebuild)\n"
+    "  bulk         one action on every node a selector matches\n"
     "  task         show, list or cancel tasks\n"
     "\n"
     "Run ironhold COMMAND --help for a command's options.\n";
@@ -59,6 +61,8 @@ int main(int argc, char** argv) {
   if (command == "boot") return ironhold::cli::run_boot_command(rest);
   if (command == "identify") return ironhold::cli::run_identify_command(rest);
   if (command == "task") return ironhold::cli::run_task_command(rest);
+  if (command == "reprovision") return ironhold::cli::run_reprovision_command(rest);
+  if (command == "bulk") return ironhold::cli::run_bulk_command(rest);
   std::cerr << "ironhold: unknown command \"" << command << "\"\n\n" << usage;
   return 2;
 }

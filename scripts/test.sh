@@ -17,6 +17,4 @@ echo "test.sh: build took $(( $(date +%s) - started )) s" >&2
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 cd "$build_dir"
-# Most tests wait on simulated BMCs, sockets and PostgreSQL rather than the CPU: twice as many at
-# once as there are cores (measured: 478 tests in 172 s with -j4 on 2 cores).
-ctest --output-on-failure -j "$(( jobs * 2 ))" --timeout 600
+ctest --output-on-failure -j "$jobs" --timeout 600

@@ -78,6 +78,14 @@ json task_schemas() {
                                    {"persistent", {{"type", "boolean"}, {"default", false}}},
                                    {"mode", {{"type", "string"}, {"enum", {"uefi", "legacy"}}}}});
   json identify = request({"on"}, {{"on", {{"type", "boolean"}}}});
+  json reprovision = request(
+      json::array(),
+      {{"image", {{"type", "string"}, {"description", "absent: the image the instance runs"}}},
+       {"admin_password",
+        {{"type", "string"},
+         {"writeOnly", true},
+         {"description", "for providers that set one (BCC, Nova); never shown or logged"}}},
+       {"timeout_s", seconds(60, 14400, 3600, "how long to wait for the instance to run again")}});
   json selector = {
       {"type", "object"},
       {"minProperties", 1},
@@ -113,7 +121,8 @@ json task_schemas() {
           {"BulkAction", bulk},
           {"PowerRequest", power},
           {"BootRequest", boot},
-          {"IdentifyRequest", identify}};
+          {"IdentifyRequest", identify},
+          {"ReprovisionRequest", reprovision}};
 }
 
 }  // namespace ironhold::web::openapi

@@ -105,6 +105,123 @@ int identify(const Args& a) {
                 create_tasks(client, a.positional(), "identify", {{"on", a.flag("on")}}));
 }
 
+int reprovision(const Args& a) {
+  if (a.positional().empty()) throw UsageError("give at least one NODE");
+  json body = json::object();
+  if (auto image = a.get("image")) body["image"] = *image;
+  if (a.flag("admin-password-stdin")) {
+    std::string line;
+    if (!std::getline(std::cin, line)) throw UsageError("--admin-password-stdin: nothing on stdin");
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    body["admin_password"] = line;
+  }
+  add_timeout(a, body);
+  HttpClient client = make_client(a);
+  return report(a, client, create_tasks(client, a.positional(), "reprovision", body));
+}
+
+// "rack=R12,health=critical,tag=team:ml" → {"rack": "R12", "health": "critical", "tag": "team:ml"};
+// a key given twice becomes a list.
+json parse_selector(const std::string& text) {
+  json selector = json::object();
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t comma = text.find(',', at);
+    const std::string part =
+        text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    at = comma == std::string::npos ? text.size() + 1 : comma + 1;
+    if (part.empty()) continue;
+    const auto eq = part.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw UsageError("--selector takes KEY=VALUE pairs separated by commas, not \"" + part +
+                       "\"");
+    const std::string key = part.substr(0, eq), value = part.substr(eq + 1);
+    if (!selector.contains(key))
+      selector[key] = value;
+    else if (selector[key].is_array())
+      selector[key].push_back(value);
+    else
+      selector[key] = json::array({selector[key], value});
+  }
+  return selector;
+}
+
+// The action words after the options: "power cycle", "boot pxe", "identify on", "inspect",
+// "reprovision [IMAGE]".
+std::pair<std::string, json> bulk_action_of(const std::vector<std::string>& words) {
+  if (words.empty())
+    throw UsageError(
+        "give the action: power ACTION, boot DEVICE, identify on|off, inspect or reprovision "
+        "[IMAGE]");
+  const std::string& action = words[0];
+  auto need = [&](std::size_t n, const char* what) {
+    if (words.size() != n)
+      throw UsageError(std::string("usage: ironhold bulk --selector S ") + what);
+  };
+  if (action == "power") {
+    need(2, "power on|off|cycle|reset|soft_off");
+    return {action, {{"action", words[1]}}};
+  }
+  if (action == "boot") {
+    need(2, "boot pxe|disk|cd|bios");
+    return {action, {{"device", words[1]}}};
+  }
+  if (action == "identify") {
+    need(2, "identify on|off");
+    if (words[1] != "on" && words[1] != "off") throw UsageError("identify takes on or off");
+    return {action, {{"on", words[1] == "on"}}};
+  }
+  if (action == "inspect") {
+    need(1, "inspect");
+    return {action, json::object()};
+  }
+  if (action == "reprovision") {
+    if (words.size() > 2) throw UsageError("usage: ironhold bulk --selector S reprovision [IMAGE]");
+    json p = json::object();
+    if (words.size() == 2) p["image"] = words[1];
+    return {action, p};
+  }
+  throw UsageError("unknown action \"" + action +
+                   "\": power, boot, identify, inspect or reprovision");
+}
+
+int bulk(const Args& a) {
+  const auto selector_text = a.get("selector");
+  if (!selector_text) throw UsageError("--selector is required (e.g. rack=R12,health=critical)");
+  const auto [action, parameters] = bulk_action_of(a.positional());
+  json body = {{"selector", parse_selector(*selector_text)},
+               {"action", action},
+               {"parameters", parameters},
+               {"dry_run", a.flag("dry-run")}};
+  if (auto n = a.get("max-parallel")) {
+    try {
+      body["max_parallel"] = std::stoi(*n);
+    } catch (const std::exception&) {
+      throw UsageError("--max-parallel must be a whole number");
+    }
+  }
+  HttpClient client = make_client(a);
+  const json answer = client.post("/api/v1/actions", body);
+  const OutputFormat format = output_format(a);
+  if (a.flag("dry-run")) {
+    if (format == OutputFormat::json) {
+      print_json(answer);
+    } else {
+      std::cout << answer.value("matched", 0) << " nodes match:\n";
+      for (const auto& n : answer.value("nodes", json::array()))
+        std::cout << "  " << terminal_safe(n.value("name", "")) << '\n';
+    }
+    return kExitOk;
+  }
+  if (format == OutputFormat::table)
+    std::cout << "bulk " << answer.value("bulk_id", "") << ": " << answer.value("matched", 0)
+              << " nodes matched\n";
+  Created created;
+  for (const auto& id : answer.value("tasks", json::array()))
+    created.tasks.push_back(client.get("/api/v1/tasks/" + id.get<std::string>()));
+  return report(a, client, std::move(created));
+}
+
 int run_action(std::span<const std::string> argv, const std::string& command,
                const std::string& usage, const std::string& summary, std::vector<Option> options,
                int (*body)(const Args&)) {
@@ -120,6 +237,35 @@ int run_action(std::span<const std::string> argv, const std::string& command,
 }
 
 }  // namespace
+
+int run_reprovision_command(std::span<const std::string> argv) {
+  auto options = wait_options();
+  options.push_back(
+      make_option("image", "IMAGE", "The image to install (default: the one it runs)."));
+  options.push_back(make_option("admin-password-stdin", "",
+                                "Read the new admin password from the first line of stdin "
+                                "(providers that set one)."));
+  return run_action(
+      argv, "ironhold reprovision", "NODE...",
+      "Reprovision nodes (one task each; cloud instances are rebuilt by their provider).",
+      std::move(options), &reprovision);
+}
+
+int run_bulk_command(std::span<const std::string> argv) {
+  auto options = wait_options();
+  options.erase(options.begin() + 1);
+  options.push_back(
+      make_option("selector", "FILTERS",
+                  "Which nodes: KEY=VALUE pairs by the node list's filter names, "
+                  "comma-separated (rack=R12,health=critical; a key twice means either)."));
+  options.push_back(
+      make_option("max-parallel", "N", "At most N of the tasks at once (default 8)."));
+  options.push_back(make_option("dry-run", "", "Only list the nodes the selector matches."));
+  return run_action(argv, "ironhold bulk", "ACTION [ARGS]",
+                    "One action on every node a selector matches: power ACTION, boot DEVICE, "
+                    "identify on|off, inspect or reprovision [IMAGE].",
+                    std::move(options), &bulk);
+}
 
 int run_power_command(std::span<const std::string> argv) {
   return run_action(argv, "ironhold power", "on|off|cycle|reset|soft_off NODE...",

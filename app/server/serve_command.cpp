@@ -20,31 +20,46 @@ std::vector<cli::Option> serve_options() {
   auto options = database_options();
   options.push_back({"listen", 0, true, false, "address to serve HTTP on", "IRONHOLD_LISTEN",
                      "127.0.0.1:8080", "HOST:PORT"});
-  options.push_back({"threads", 0, true, false, "I/O threads (default: one per core)", "IRONHOLD_THREADS", "", "N"});
-  options.push_back({"db-connections", 0, true, false, "database connections (and threads for database work)",
+  options.push_back({"threads", 0, true, false, "I/O threads (default: one per core)",
+                     "IRONHOLD_THREADS", "", "N"});
+  options.push_back({"db-connections", 0, true, false,
+                     "database connections (and threads for database work)",
                      "IRONHOLD_DB_CONNECTIONS", "4", "N"});
-  options.push_back({"body-limit", 0, true, false, "largest request body, bytes", "IRONHOLD_BODY_LIMIT",
-                     "1048576", "BYTES"});
+  options.push_back({"body-limit", 0, true, false, "largest request body, bytes",
+                     "IRONHOLD_BODY_LIMIT", "1048576", "BYTES"});
   options.push_back({"request-timeout", 0, true, false, "time to read one request, ms",
                      "IRONHOLD_REQUEST_TIMEOUT_MS", "30000", "MS"});
-  options.push_back({"idle-timeout", 0, true, false, "keep-alive idle time, ms", "IRONHOLD_IDLE_TIMEOUT_MS",
-                     "60000", "MS"});
-  options.push_back({"shutdown-grace", 0, true, false, "time for requests in flight at shutdown, ms",
-                     "IRONHOLD_SHUTDOWN_GRACE_MS", "10000", "MS"});
+  options.push_back({"idle-timeout", 0, true, false, "keep-alive idle time, ms",
+                     "IRONHOLD_IDLE_TIMEOUT_MS", "60000", "MS"});
+  options.push_back({"shutdown-grace", 0, true, false,
+                     "time for requests in flight at shutdown, ms", "IRONHOLD_SHUTDOWN_GRACE_MS",
+                     "10000", "MS"});
   options.push_back({"sensor-retention-days", 0, true, false, "days of sensor readings to keep",
                      "IRONHOLD_SENSOR_RETENTION_DAYS", "30", "DAYS"});
   options.push_back({"maintenance-interval", 0, true, false, "database housekeeping interval, ms",
                      "IRONHOLD_MAINTENANCE_INTERVAL_MS", "3600000", "MS"});
-  options.push_back({"poll-status-interval", 0, true, false, "seconds between power+health polls of a BMC",
-                     "IRONHOLD_POLL_STATUS_INTERVAL", "30", "S"});
-  options.push_back({"poll-sensors-interval", 0, true, false, "seconds between sensor and log polls of a BMC",
+  options.push_back({"poll-status-interval", 0, true, false,
+                     "seconds between power+health polls of a BMC", "IRONHOLD_POLL_STATUS_INTERVAL",
+                     "30", "S"});
+  options.push_back({"poll-sensors-interval", 0, true, false,
+                     "seconds between sensor and log polls of a BMC",
                      "IRONHOLD_POLL_SENSORS_INTERVAL", "60", "S"});
-  options.push_back({"poll-inventory-interval", 0, true, false, "seconds between full inventories of a BMC",
+  options.push_back({"poll-inventory-interval", 0, true, false,
+                     "seconds between full inventories of a BMC",
                      "IRONHOLD_POLL_INVENTORY_INTERVAL", "86400", "S"});
   options.push_back({"poll-max-in-flight", 0, true, false, "BMC polls running at once",
                      "IRONHOLD_POLL_MAX_IN_FLIGHT", "1000", "N"});
   options.push_back({"no-poller", 0, false, false,
                      "do not poll BMCs (another instance on the same database does)", "", "", ""});
+  options.push_back(
+      {"task-lease", 0, true, false,
+       "seconds a task stays with its instance unrenewed before another takes it over",
+       "IRONHOLD_TASK_LEASE", "30", "S"});
+  options.push_back({"task-max-running", 0, true, false, "tasks this instance carries out at once",
+                     "IRONHOLD_TASK_MAX_RUNNING", "64", "N"});
+  options.push_back({"no-tasks", 0, false, false,
+                     "carry out no tasks (another instance on the same database does)", "", "",
+                     ""});
   return options;
 }
 
@@ -54,15 +69,16 @@ int int_option(const cli::Args& args, std::string_view name, int fallback, int m
   int value = 0;
   auto [p, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
   if (ec != std::errc{} || p != text->data() + text->size() || value < min || value > max)
-    throw cli::UsageError("--" + std::string(name) + " must be a number from " + std::to_string(min) +
-                          " to " + std::to_string(max));
+    throw cli::UsageError("--" + std::string(name) + " must be a number from " +
+                          std::to_string(min) + " to " + std::to_string(max));
   return value;
 }
 
 void apply_log_level(const cli::Args& args) {
   log::Level level;
   const auto text = args.value_or("log-level", "info");
-  if (!log::parse_level(text, level)) throw cli::UsageError("--log-level must be debug, info, warn or error");
+  if (!log::parse_level(text, level))
+    throw cli::UsageError("--log-level must be debug, info, warn or error");
   log::set_level(level);
 }
 
@@ -87,10 +103,14 @@ int serve_with(const cli::Args& args, bool demo) {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   config.io_threads = int_option(args, "threads", cores, 1, 256);
   config.database_connections = int_option(args, "db-connections", 4, 1, 100);
-  config.server.body_limit = static_cast<std::size_t>(int_option(args, "body-limit", 1 << 20, 1024, 1 << 30));
-  config.server.request_timeout = std::chrono::milliseconds(int_option(args, "request-timeout", 30000, 1, 3600000));
-  config.server.idle_timeout = std::chrono::milliseconds(int_option(args, "idle-timeout", 60000, 1, 3600000));
-  config.server.shutdown_grace = std::chrono::milliseconds(int_option(args, "shutdown-grace", 10000, 0, 3600000));
+  config.server.body_limit =
+      static_cast<std::size_t>(int_option(args, "body-limit", 1 << 20, 1024, 1 << 30));
+  config.server.request_timeout =
+      std::chrono::milliseconds(int_option(args, "request-timeout", 30000, 1, 3600000));
+  config.server.idle_timeout =
+      std::chrono::milliseconds(int_option(args, "idle-timeout", 60000, 1, 3600000));
+  config.server.shutdown_grace =
+      std::chrono::milliseconds(int_option(args, "shutdown-grace", 10000, 0, 3600000));
 
   config.retention.sensor_days = int_option(args, "sensor-retention-days", 30, 1, 3650);
   config.maintenance_interval =
@@ -106,6 +126,10 @@ int serve_with(const cli::Args& args, bool demo) {
   const int default_in_flight = static_cast<int>(PollerOptions{}.max_in_flight);
   config.poller.max_in_flight = static_cast<std::size_t>(
       int_option(args, "poll-max-in-flight", default_in_flight, 1, 1'000'000));
+
+  config.tasks_enabled = !args.flag("no-tasks");
+  config.tasks.lease = std::chrono::seconds(int_option(args, "task-lease", 30, 3, 3600));
+  config.tasks.max_running = int_option(args, "task-max-running", 64, 1, 10000);
 
   // The demo's simulated BMCs start before the service (so its first polls find them) and stop
   // after it.
@@ -146,9 +170,11 @@ int run_serve(std::span<const std::string> argv) {
 }
 
 int run_demo(std::span<const std::string> argv) {
-  cli::Args args("ironhold demo", "",
-                 "Run the service on the embedded database with a demonstration fleet, and print an "
-                 "admin token", serve_options());
+  cli::Args args(
+      "ironhold demo", "",
+      "Run the service on the embedded database with a demonstration fleet, and print an "
+      "admin token",
+      serve_options());
   return cli::run_guarded("demo", [&] {
     args.parse(argv);
     if (args.help_requested()) return std::cout << args.help_text(), 0;

@@ -174,8 +174,9 @@ asio::awaitable<ActionReport> CloudSync::power(std::string node, PowerAction act
 
 asio::awaitable<ActionReport> CloudSync::rebuild(std::string node, RebuildRequest request) {
   const Bound b = co_await bind(node);
-  ActionReport report =
-      co_await b.driver->rebuild(b.target.account, b.target.provider_id, std::move(request));
+  // The request is moved into the driver's frame here, outside the co_await (GCC 12).
+  auto rebuilding = b.driver->rebuild(b.target.account, b.target.provider_id, std::move(request));
+  ActionReport report = co_await std::move(rebuilding);
   co_await after_action(b.target.account.account_id);
   co_return report;
 }

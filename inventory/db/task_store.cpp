@@ -35,15 +35,16 @@ struct TargetNode {
   std::string id, name;
   Source source = Source::bmc;
   bool maintenance = false;
+  Lifecycle lifecycle = Lifecycle::enrolled;
 };
 
 // The node in service a request names (by id or by name).
 TargetNode resolve_node(pqxx::work& tx, const std::string& id_or_name) {
   const bool by_id = is_uuid(id_or_name);
   const auto rows = tx.exec_params(
-      by_id ? "SELECT id, name, source, maintenance, retired_at IS NOT NULL FROM nodes "
-              "WHERE id = $1::uuid"
-            : "SELECT id, name, source, maintenance, retired_at IS NOT NULL FROM nodes "
+      by_id ? "SELECT id, name, source, maintenance, retired_at IS NOT NULL, lifecycle FROM nodes "
+              "WHERE id = $1::uuid FOR UPDATE"
+            : "SELECT id, name, source, maintenance, retired_at IS NOT NULL, lifecycle FROM nodes "
               "WHERE name = $1 ORDER BY retired_at IS NULL DESC, retired_at DESC LIMIT 1",
       id_or_name);
   if (rows.empty()) throw not_found("no node \"" + id_or_name + "\"");
@@ -55,6 +56,7 @@ TargetNode resolve_node(pqxx::work& tx, const std::string& id_or_name) {
   node.name = r[1].as<std::string>();
   node.source = parse_enum<Source>(r[2].c_str()).value_or(Source::bmc);
   node.maintenance = r[3].as<bool>();
+  node.lifecycle = parse_enum<Lifecycle>(r[5].c_str()).value_or(Lifecycle::enrolled);
   return node;
 }
 
@@ -63,6 +65,19 @@ void check_action_fits(const NewTask& task, const TargetNode& node) {
       (task.kind == TaskKind::boot || task.kind == TaskKind::identify))
     throw unprocessable("node \"" + node.name + "\" is a cloud instance: it has no " +
                         (task.kind == TaskKind::boot ? "boot device setting" : "identify LED"));
+  if (task.kind == TaskKind::reprovision) {
+    if (node.source != Source::cloud)
+      throw unprocessable("node \"" + node.name +
+                              "\" is an owned server: reprovisioning over PXE is not available on "
+                              "this server yet (cloud instances are rebuilt by their provider)",
+                          "action");
+    if (node.lifecycle != Lifecycle::deployed && node.lifecycle != Lifecycle::available &&
+        node.lifecycle != Lifecycle::provision_failed)
+      throw conflict("cannot reprovision node \"" + node.name + "\" while it is " +
+                         std::string(to_string(node.lifecycle)) +
+                         "; it must be available, deployed or provision_failed",
+                     "action");
+  }
   if (task.automatic && node.maintenance)
     throw conflict("node \"" + node.name +
                    "\" is in maintenance: it takes no automatic actions (an operator's own "
@@ -143,6 +158,19 @@ std::vector<Node> matching_nodes(pqxx::work& tx, const NodeFilter& filter, int c
   return out;
 }
 
+// A reprovision moves the node to provisioning the moment its task exists; the task's end
+// moves it on (TaskStore::finish).
+void start_provisioning(pqxx::work& tx, const TargetNode& node, const std::string& task_id) {
+  tx.exec_params(
+      "UPDATE nodes SET lifecycle = 'provisioning', updated_at = now() WHERE id = $1::uuid",
+      node.id);
+  tx.exec_params(
+      "INSERT INTO events (node_id, node_name, kind, severity, message, details) "
+      "VALUES ($1::uuid, $2, 'lifecycle', 'info', $3, $4::jsonb)",
+      node.id, node.name, std::string(to_string(node.lifecycle)) + " -> provisioning",
+      dump({{"from", to_string(node.lifecycle)}, {"to", "provisioning"}, {"task_id", task_id}}));
+}
+
 json open_task_secrets(const crypto::SecretBox& box, const std::string& task_id,
                        const char* sealed_hex) {
   std::vector<std::uint8_t> sealed;
@@ -219,6 +247,7 @@ CreatedTasks TaskStore::create(std::span<const NewTask> tasks,
       const TargetNode node = resolve_node(tx, request.node);
       check_action_fits(request, node);
       ids.push_back(insert_task(tx, box_, request, node.id, node.name, std::nullopt));
+      if (request.kind == TaskKind::reprovision) start_provisioning(tx, node, ids.back());
     }
     if (key) remember_key(tx, *key, ids, std::nullopt);
     CreatedTasks created;
@@ -247,9 +276,10 @@ CreatedTasks TaskStore::create_bulk(const NewBulk& bulk, const std::optional<Ide
             .as<std::string>();
     std::vector<std::string> ids;
     for (const auto& node : nodes) {
-      TargetNode target{node.id, node.name, node.source, node.maintenance};
+      TargetNode target{node.id, node.name, node.source, node.maintenance, node.lifecycle};
       check_action_fits(bulk.task, target);
       ids.push_back(insert_task(tx, box_, bulk.task, node.id, node.name, bulk_id));
+      if (bulk.task.kind == TaskKind::reprovision) start_provisioning(tx, target, ids.back());
     }
     if (key) remember_key(tx, *key, ids, bulk_id);
     CreatedTasks created;
@@ -438,20 +468,25 @@ bool TaskStore::finish(const std::string& id, const std::string& owner, TaskStat
     if (r.affected_rows() != 1) return false;
     const Task task = task_from_row(tx.exec_params1(
         std::string("SELECT ") + task_columns + " FROM tasks t WHERE t.id = $1::uuid", id));
-    // A release's cleaning moves the node on: available when it succeeded, clean_failed else.
-    if (task.kind == TaskKind::clean && task.node_id) {
-      const std::string next = state == TaskState::succeeded ? "available" : "clean_failed";
+    // A release's cleaning moves the node on (available, or clean_failed), and so does a
+    // reprovision (deployed, or provision_failed).
+    const bool moves_lifecycle = task.kind == TaskKind::clean || task.kind == TaskKind::reprovision;
+    if (moves_lifecycle && task.node_id) {
+      const bool ok = state == TaskState::succeeded;
+      const std::string from = task.kind == TaskKind::clean ? "cleaning" : "provisioning";
+      const std::string next = task.kind == TaskKind::clean
+                                   ? (ok ? "available" : "clean_failed")
+                                   : (ok ? "deployed" : "provision_failed");
       const auto moved = tx.exec_params(
           "UPDATE nodes SET lifecycle = $2, updated_at = now() "
-          " WHERE id = $1::uuid AND lifecycle = 'cleaning'",
-          *task.node_id, next);
+          " WHERE id = $1::uuid AND lifecycle = $3",
+          *task.node_id, next, from);
       if (moved.affected_rows() == 1)
         tx.exec_params(
             "INSERT INTO events (node_id, node_name, kind, severity, message, details) "
             "VALUES ($1::uuid, $2, 'lifecycle', $3, $4, $5::jsonb)",
-            *task.node_id, nullable(task.node_name),
-            state == TaskState::succeeded ? "info" : "warning", "cleaning -> " + next,
-            dump({{"from", "cleaning"}, {"to", next}, {"task_id", task.id}}));
+            *task.node_id, nullable(task.node_name), ok ? "info" : "warning", from + " -> " + next,
+            dump({{"from", from}, {"to", next}, {"task_id", task.id}}));
     }
     // The node's history and the audit trail say what was done to it, by whom and how it ended.
     const std::string severity = state == TaskState::failed ? "warning" : "info";

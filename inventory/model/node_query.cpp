@@ -204,6 +204,9 @@ NodeFilter parse_node_selector(const json& selector) {
   for (const auto& [key, value] : selector.items()) {
     const std::string field = "selector." + key;
     auto add = [&](const std::string& text) {
+      if (text.empty())
+        throw unprocessable("\"" + field + "\" is empty: give a value, or leave the field out",
+                            field);
       try {
         if (!add_filter_parameter(f, key, text))
           throw invalid("unknown selector field \"" + key +

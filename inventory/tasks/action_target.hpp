@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "inventory/drivers/cloud_driver.hpp"
 #include "inventory/drivers/node_driver.hpp"
 
 namespace ironhold::tasks {
@@ -33,6 +34,9 @@ class ActionTarget {
   virtual boost::asio::awaitable<ActionReport> power(PowerAction action) = 0;
   virtual boost::asio::awaitable<ActionReport> set_boot(BootRequest boot) = 0;
   virtual boost::asio::awaitable<ActionReport> identify(bool on) = 0;
+  // Reprovision in place: a cloud instance's rebuild / root-volume replacement, followed by the
+  // driver until the provider has taken it.
+  virtual boost::asio::awaitable<ActionReport> rebuild(RebuildRequest request) = 0;
   virtual boost::asio::awaitable<TargetReading> read() = 0;
   // Reads the full inventory now and records it (an owned server: like the poller's daily
   // inspection; a cloud instance: its provider's description, then its account's sync).

@@ -18,6 +18,13 @@ asio::awaitable<ActionReport> BmcTarget::identify(bool on) {
   return driver_.identify(target_, system_id_, on);
 }
 
+asio::awaitable<ActionReport> BmcTarget::rebuild(RebuildRequest) {
+  ActionReport report;
+  report.error = DriverError{DriverErrorCode::unsupported,
+                             "reprovisioning an owned server over PXE is not available yet"};
+  co_return report;
+}
+
 asio::awaitable<TargetReading> BmcTarget::read() {
   StatusReport report = co_await driver_.poll_status(target_);
   TargetReading reading;

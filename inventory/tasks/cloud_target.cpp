@@ -26,6 +26,10 @@ asio::awaitable<ActionReport> CloudTarget::identify(bool) {
   co_return unsupported("identify LED");
 }
 
+asio::awaitable<ActionReport> CloudTarget::rebuild(RebuildRequest request) {
+  return cloud_.rebuild(node_id_, std::move(request));
+}
+
 asio::awaitable<TargetReading> CloudTarget::read() {
   // The call (which copies the id into its frame) stays out of the co_await expression: GCC 12
   // destroys temporaries inside one too early.

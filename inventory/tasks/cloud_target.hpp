@@ -14,6 +14,7 @@ class CloudTarget final : public ActionTarget {
   boost::asio::awaitable<ActionReport> power(PowerAction action) override;
   boost::asio::awaitable<ActionReport> set_boot(BootRequest boot) override;
   boost::asio::awaitable<ActionReport> identify(bool on) override;
+  boost::asio::awaitable<ActionReport> rebuild(RebuildRequest request) override;
   boost::asio::awaitable<TargetReading> read() override;
   boost::asio::awaitable<TargetInspection> inspect() override;
   bool leaves_no_trace(PowerAction action) const override {

@@ -18,6 +18,8 @@ boost::asio::awaitable<std::optional<TaskOutcome>> run_identify_task(TaskRun& ru
                                                                      ActionTarget& target);
 boost::asio::awaitable<std::optional<TaskOutcome>> run_inspect_task(TaskRun& run,
                                                                     ActionTarget& target);
+boost::asio::awaitable<std::optional<TaskOutcome>> run_reprovision_task(TaskRun& run,
+                                                                        ActionTarget& target);
 
 // A failed outcome with this error.
 inline std::optional<TaskOutcome> failed(TaskRun&, std::string error) {

@@ -190,10 +190,10 @@ asio::awaitable<std::optional<TaskOutcome>> TaskEngine::carry_out(TaskRun& run) 
     case TaskKind::inspect:
       co_return co_await tasks::run_inspect_task(run, *target);
     case TaskKind::reprovision:
-      break;
+      co_return co_await tasks::run_reprovision_task(run, *target);
   }
   co_return refuse("this server cannot carry out " + std::string(to_string(job.task.kind)) +
-                   " tasks yet");
+                   " tasks");
 }
 
 asio::awaitable<void> TaskEngine::run_task(db::TaskJob job) {

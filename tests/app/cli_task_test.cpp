@@ -127,4 +127,31 @@ TEST_CASE("ironhold boot, identify and task show|list|cancel", "[cli][tasks]") {
   CHECK(usage.status == 2);
   CHECK(contains(usage.err, "--on or --off"));
 }
+TEST_CASE("ironhold bulk selects nodes like the node list and follows their tasks",
+          "[cli][tasks][bulk]") {
+  Setup s;
+  const Run dry =
+      s.cli({"bulk", "--selector", "names=gpu-01,names=gpu-02", "--dry-run", "power", "off"});
+  INFO("stdout: " << dry.out << "\nstderr: " << dry.err);
+  CHECK(dry.status == 0);
+  CHECK(contains(dry.out, "2 nodes match"));
+  const Run off = s.cli({"bulk", "--selector", "names=gpu-01,names=gpu-02", "--max-parallel", "1",
+                         "--wait", "power", "off"});
+  INFO("stdout: " << off.out << "\nstderr: " << off.err);
+  CHECK(off.status == 0);
+  CHECK(contains(off.out, "2 nodes matched"));
+  CHECK(contains(off.out, "gpu-01  power off  succeeded"));
+  CHECK(contains(off.out, "gpu-02  power off  succeeded"));
+  const Run no_selector = s.cli({"bulk", "power", "off"});
+  CHECK(no_selector.status == 2);
+  CHECK(contains(no_selector.err, "--selector"));
+  const Run empty = s.cli({"bulk", "--selector", "rack=", "power", "off"});
+  CHECK(empty.status == 1);  // the server refuses a selector that selects nothing by name
+  const Run bad = s.cli({"bulk", "--selector", "rack=R1", "dance"});
+  CHECK(bad.status == 2);
+  // Owned servers cannot be reprovisioned yet: the server says so, per node.
+  const Run reprovision = s.cli({"reprovision", "gpu-01"});
+  CHECK(reprovision.status == 1);
+  CHECK(contains(reprovision.err, "not available"));
+}
 #endif  // IRONHOLD_BINARY

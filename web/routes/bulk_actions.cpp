@@ -50,10 +50,6 @@ asio::awaitable<Response> bulk_action(Services& s, RequestContext& ctx) {
   if (!kind || *kind == TaskKind::clean)
     throw unprocessable("\"action\" must be power, boot, identify, reprovision or inspect",
                         "action");
-  // Until the provisioning flow (iPXE, installer call-back, provider rebuild) lands, such tasks
-  // would only fail: refuse them up front instead.
-  if (*kind == TaskKind::reprovision)
-    throw unprocessable("reprovisioning is not available on this server yet", "action");
   bool dry_run = false;
   if (auto it = body.find("dry_run"); it != body.end() && !it->is_null()) {
     if (!it->is_boolean()) throw wrong_type("dry_run", "true or false", *it);

@@ -1,6 +1,7 @@
-// POST /api/v1/nodes/{id}/power|boot|identify: every action is a task, written to PostgreSQL
-// before anything is sent and carried out by the task engine; the answer is 202 with the task
-// and a Location to follow it. An Idempotency-Key makes a retried request return the same task.
+// POST /api/v1/nodes/{id}/power|boot|identify|reprovision: every action is a task, written to
+// PostgreSQL before anything is sent and carried out by the task engine; the answer is 202 with the
+// task and a Location to follow it. An Idempotency-Key makes a retried request return the same
+// task.
 #include "inventory/tasks/task_engine.hpp"
 #include "web/idempotency.hpp"
 #include "web/openapi.hpp"
@@ -53,6 +54,9 @@ asio::awaitable<Response> boot(Services& s, RequestContext& ctx) {
 asio::awaitable<Response> identify(Services& s, RequestContext& ctx) {
   return create_node_task(s, ctx, TaskKind::identify);
 }
+asio::awaitable<Response> reprovision(Services& s, RequestContext& ctx) {
+  return create_node_task(s, ctx, TaskKind::reprovision);
+}
 
 json idempotency_header() {
   return {{"name", "Idempotency-Key"},
@@ -90,6 +94,14 @@ void register_node_action_routes(Api& api) {
                     bind(identify),
                     {"Turn the identify LED on or off (a task)", params,
                      openapi::ref("IdentifyRequest"), 202, openapi::ref("Task")}});
+  api.router().add({http::verb::post,
+                    "/api/v1/nodes/{id}/reprovision",
+                    Access::operator_,
+                    bind(reprovision),
+                    {"Reprovision a node (a task; the node is provisioning until it ends): a "
+                     "cloud instance is rebuilt by its provider; owned servers over PXE are not "
+                     "available yet (422)",
+                     params, openapi::ref("ReprovisionRequest"), 202, openapi::ref("Task")}});
 }
 
 }  // namespace ironhold::web

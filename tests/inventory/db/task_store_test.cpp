@@ -276,9 +276,14 @@ TEST_CASE("an Idempotency-Key returns the first request's tasks and refuses anot
 TEST_CASE("write-only parameters are sealed, opened for the worker and wiped at the end",
           "[tasks][db]") {
   Fixture f;
-  f.enroll("gpu-01");
-  const Task t = f.create("gpu-01", {{"image", "ubuntu-24.04"}, {"admin_password", "s3cret!"}},
+  // A cloud instance (reprovisioned by its provider), as the cloud sync would have recorded it.
+  f.query(
+      "INSERT INTO nodes (name, source, driver, provider_id, lifecycle) "
+      "VALUES ('vm-01', 'cloud', 'bcc', 'i-1', 'deployed')");
+  const Task t = f.create("vm-01", {{"image", "ubuntu-24.04"}, {"admin_password", "s3cret!"}},
                           TaskKind::reprovision);
+  CHECK(f.query("SELECT lifecycle FROM nodes WHERE name = 'vm-01'")[0][0].as<std::string>() ==
+        "provisioning");
   CHECK_FALSE(to_json(t).dump().find("s3cret!") != std::string::npos);
   CHECK(f.query("SELECT count(*) FROM tasks WHERE sealed_secrets IS NOT NULL AND "
                 "position('s3cret!' in encode(sealed_secrets, 'escape')) = 0")[0][0]

@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <thread>
 
 #include "sim/cloud/bcc/bcc_simulator.hpp"
@@ -355,4 +356,54 @@ TEST_CASE("power tasks on cloud nodes are sent to the provider and verified agai
                     {{"device", "pxe"}}, admin)
               .status == 422);
   }
+}
+
+TEST_CASE("a reprovision task rebuilds a cloud instance through its provider",
+          "[web][cloud][tasks][e2e]") {
+  CloudSims sims;
+  auto server = cloud_server();
+  const auto admin = server.token("admin");
+  for (const json& body :
+       {sims.openstack_account("os"), sims.ec2_account("aws"), sims.bcc_account("bcc")})
+    REQUIRE(http_send(server.port(), "POST", "/api/v1/cloud-accounts", body, admin).status == 201);
+  // An image each simulator knows (the ones their driver tests rebuild from).
+  const std::map<std::string, std::string> images = {
+      {"openstack", "11111111-2222-4333-8444-555555555555"},
+      {"ec2", "ami-0badc0ffee0000001"},
+      {"bcc", "m-Rebuilt01"}};
+  const std::string password = "Rebuild-S3cret!";
+  for (const auto& [provider, image] : images) {
+    INFO(provider);
+    REQUIRE(eventually([&] { return cloud_nodes(server, admin, provider).size() >= 3; }));
+    std::string node_id;
+    for (const auto& n : cloud_nodes(server, admin, provider))
+      if (n["power_state"] == "on") node_id = n["id"].get<std::string>();
+    REQUIRE_FALSE(node_id.empty());
+    const auto res = http_send(server.port(), "POST", "/api/v1/nodes/" + node_id + "/reprovision",
+                               {{"image", image}, {"admin_password", password}}, admin);
+    INFO(res.body);
+    REQUIRE(res.status == 202);
+    CHECK(res.body.find(password) == std::string::npos);
+    CHECK(http_get(server.port(), "/api/v1/nodes/" + node_id, admin).json()["lifecycle"] ==
+          "provisioning");
+    const std::string id = res.json()["id"];
+    json task;
+    eventually([&] {
+      task = http_get(server.port(), "/api/v1/tasks/" + id, admin).json();
+      return task["finished_at"].is_string();
+    });
+    INFO(task.dump(2));
+    CHECK(task["state"] == "succeeded");
+    CHECK(task["result"]["image"] == image);
+    CHECK(task.dump().find(password) == std::string::npos);
+    CHECK(http_get(server.port(), "/api/v1/nodes/" + node_id, admin).json()["lifecycle"] ==
+          "deployed");
+    // The next sync records the new image (kept with the firmware records, as "image").
+    CHECK(eventually([&] {
+      return http_get(server.port(), "/api/v1/nodes/" + node_id + "/firmware", admin)
+                 .body.find(image) != std::string::npos;
+    }));
+  }
+  const auto audit = http_get(server.port(), "/api/v1/audit?limit=1000", server.token("auditor"));
+  CHECK(audit.body.find(password) == std::string::npos);
 }
