@@ -3,6 +3,7 @@
 #include <openssl/crypto.h>
 
 #include "inventory/crypto/primitives.hpp"
+#include "inventory/db/db_json.hpp"
 #include "inventory/db/node_rows.hpp"
 
 namespace ironhold::db {
@@ -10,10 +11,6 @@ namespace {
 
 std::optional<std::string> opt(const pqxx::field& f) {
   return f.is_null() ? std::nullopt : std::optional<std::string>(f.as<std::string>());
-}
-
-std::string dump_json(const nlohmann::json& doc) {
-  return doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 nlohmann::json json_or(const pqxx::field& f, nlohmann::json fallback) {
@@ -32,11 +29,11 @@ std::string insert_task(pqxx::work& tx, const crypto::SecretBox& box, const NewT
       "INSERT INTO tasks (kind, node_id, node_name, parameters, requested_by, bulk_id, automatic) "
       "VALUES ($1, $2::uuid, $3, $4::jsonb, $5, $6::uuid, $7) RETURNING id",
       std::string(to_string(request.kind)), node_id, node_name,
-      dump_json(request.parameters.parameters), request.requested_by, nullable(bulk_id),
+      db_json(request.parameters.parameters), request.requested_by, nullable(bulk_id),
       request.automatic);
   const std::string id = row[0].as<std::string>();
   if (!request.parameters.secrets.empty()) {
-    std::string payload = dump_json(request.parameters.secrets);
+    std::string payload = request.parameters.secrets.dump();  // sealed, not jsonb: kept exact
     const auto sealed = box.seal(payload, id);
     OPENSSL_cleanse(payload.data(), payload.size());
     tx.exec_params(

@@ -4,6 +4,7 @@
 
 #include "inventory/crypto/primitives.hpp"
 #include "inventory/db/audit_append.hpp"
+#include "inventory/db/db_json.hpp"
 #include "inventory/db/node_query_sql.hpp"
 #include "inventory/db/node_rows.hpp"
 #include "inventory/db/node_secrets.hpp"
@@ -26,10 +27,6 @@ constexpr int kMaxBulk = 10000;
 
 // Idempotency-Key records live this long; after that the key may be used afresh.
 constexpr const char* kKeyLifetime = "interval '24 hours'";
-
-std::string dump(const json& doc) {
-  return doc.dump(-1, ' ', false, json::error_handler_t::replace);
-}
 
 struct TargetNode {
   std::string id, name;
@@ -168,7 +165,7 @@ void start_provisioning(pqxx::work& tx, const TargetNode& node, const std::strin
       "INSERT INTO events (node_id, node_name, kind, severity, message, details) "
       "VALUES ($1::uuid, $2, 'lifecycle', 'info', $3, $4::jsonb)",
       node.id, node.name, std::string(to_string(node.lifecycle)) + " -> provisioning",
-      dump({{"from", to_string(node.lifecycle)}, {"to", "provisioning"}, {"task_id", task_id}}));
+      db_json({{"from", to_string(node.lifecycle)}, {"to", "provisioning"}, {"task_id", task_id}}));
 }
 
 json open_task_secrets(const crypto::SecretBox& box, const std::string& task_id,
@@ -270,8 +267,8 @@ CreatedTasks TaskStore::create_bulk(const NewBulk& bulk, const std::optional<Ide
               "INSERT INTO bulk_actions (action, selector, parameters, max_parallel, matched, "
               "                          requested_by) "
               "VALUES ($1, $2::jsonb, $3::jsonb, $4, $5, $6) RETURNING id",
-              std::string(to_string(bulk.task.kind)), dump(bulk.selector),
-              dump(bulk.task.parameters.parameters), bulk.max_parallel,
+              std::string(to_string(bulk.task.kind)), db_json(bulk.selector),
+              db_json(bulk.task.parameters.parameters), bulk.max_parallel,
               static_cast<int>(nodes.size()), bulk.task.requested_by)[0]
             .as<std::string>();
     std::vector<std::string> ids;
@@ -449,7 +446,7 @@ bool TaskStore::save_steps(const std::string& id, const std::string& owner,
     const auto r = tx.exec_params(
         "UPDATE tasks SET steps = $3::jsonb, updated_at = now() "
         " WHERE id = $1::uuid AND lease_owner = $2 AND state = 'running'",
-        id, owner, dump(steps_to_json(steps)));
+        id, owner, db_json(steps_to_json(steps)));
     return r.affected_rows() == 1;
   });
 }
@@ -457,14 +454,17 @@ bool TaskStore::save_steps(const std::string& id, const std::string& owner,
 bool TaskStore::finish(const std::string& id, const std::string& owner, TaskState state,
                        const json& result, const std::optional<std::string>& error,
                        std::span<const TaskStep> steps) {
+  // An error may quote a BMC, NUL bytes and all: text columns take it NUL-free.
+  const std::optional<std::string> error_text =
+      error ? std::optional<std::string>(db_text(*error)) : std::nullopt;
   return transact(db_, [&](pqxx::work& tx) {
     const auto r = tx.exec_params(
         "UPDATE tasks SET state = $3, result = $4::jsonb, error = $5, steps = $6::jsonb, "
         "       finished_at = now(), updated_at = now(), lease_owner = NULL, "
         "       lease_expires = NULL, sealed_secrets = NULL, secrets_key_id = NULL "
         " WHERE id = $1::uuid AND lease_owner = $2 AND state = 'running'",
-        id, owner, std::string(to_string(state)), dump(result), nullable(error),
-        dump(steps_to_json(steps)));
+        id, owner, std::string(to_string(state)), db_json(result), nullable(error_text),
+        db_json(steps_to_json(steps)));
     if (r.affected_rows() != 1) return false;
     const Task task = task_from_row(tx.exec_params1(
         std::string("SELECT ") + task_columns + " FROM tasks t WHERE t.id = $1::uuid", id));
@@ -486,7 +486,7 @@ bool TaskStore::finish(const std::string& id, const std::string& owner, TaskStat
             "INSERT INTO events (node_id, node_name, kind, severity, message, details) "
             "VALUES ($1::uuid, $2, 'lifecycle', $3, $4, $5::jsonb)",
             *task.node_id, nullable(task.node_name), ok ? "info" : "warning", from + " -> " + next,
-            dump({{"from", from}, {"to", next}, {"task_id", task.id}}));
+            db_json({{"from", from}, {"to", next}, {"task_id", task.id}}));
     }
     // The node's history and the audit trail say what was done to it, by whom and how it ended.
     const std::string severity = state == TaskState::failed ? "warning" : "info";
@@ -494,8 +494,9 @@ bool TaskStore::finish(const std::string& id, const std::string& owner, TaskStat
         "INSERT INTO events (node_id, node_name, kind, severity, message, details) "
         "VALUES ($1::uuid, $2, 'task', $3, $4, $5::jsonb)",
         nullable(task.node_id), nullable(task.node_name), severity,
-        outcome_message(task, state, error),
-        dump({{"task_id", task.id}, {"kind", to_string(task.kind)}, {"state", to_string(state)}}));
+        db_text(outcome_message(task, state, error)),
+        db_json(
+            {{"task_id", task.id}, {"kind", to_string(task.kind)}, {"state", to_string(state)}}));
     AuditEntry entry;
     entry.actor = task.requested_by.value_or("ironhold");
     entry.action = "task." + std::string(to_string(task.kind));
@@ -526,7 +527,7 @@ void TaskStore::release(const std::string& id, const std::string& owner,
         "UPDATE tasks SET steps = $3::jsonb, lease_owner = NULL, lease_expires = NULL, "
         "       updated_at = now() "
         " WHERE id = $1::uuid AND lease_owner = $2 AND state = 'running'",
-        id, owner, dump(steps_to_json(steps)));
+        id, owner, db_json(steps_to_json(steps)));
   });
 }
 
