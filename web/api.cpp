@@ -61,9 +61,11 @@ Api::~Api() {
 
 // Coroutine bodies here avoid co_return inside try blocks and temporaries with destructors inside
 // co_await expressions: GCC 12 miscompiles some of those (a local destroyed twice).
-asio::awaitable<Response> Api::handle(Request request) {
+asio::awaitable<Response> Api::handle(Request request, std::string peer) {
   const auto started = std::chrono::steady_clock::now();
-  RequestContext ctx{request, {}, {}, {}, request_id_for(request), std::nullopt, {}, {}, {}, {}};
+  RequestContext ctx{request, {}, {}, {}, request_id_for(request), std::nullopt, {},
+                     {},      {}, {}, {}};
+  ctx.peer = std::move(peer);
   std::optional<Response> immediate;
   const Route* route = route_request(ctx, immediate);
   Response res;

@@ -33,7 +33,8 @@ class Api {
   }
 
   // Never throws: every failure becomes a problem response (a 500 is logged as a bug).
-  asio::awaitable<Response> handle(Request request);
+  // `peer`: the client's address, as the connection knows it.
+  asio::awaitable<Response> handle(Request request, std::string peer = {});
 
  private:
   // Parses the target and finds the route; on failure sets `immediate` and returns null.

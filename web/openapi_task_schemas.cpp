@@ -80,12 +80,25 @@ json task_schemas() {
   json identify = request({"on"}, {{"on", {{"type", "boolean"}}}});
   json reprovision = request(
       json::array(),
-      {{"image", {{"type", "string"}, {"description", "absent: the image the instance runs"}}},
+      {{"image",
+        {{"type", "string"},
+         {"description",
+          "a cloud instance: the provider's image id (absent: the image it runs); an owned "
+          "server: the http(s):// or tftp:// URL of an iPXE script (.ipxe) or of a directory "
+          "with vmlinuz and initrd.img (absent: the image of its last reprovision)"}}},
        {"admin_password",
         {{"type", "string"},
          {"writeOnly", true},
          {"description", "for providers that set one (BCC, Nova); never shown or logged"}}},
-       {"timeout_s", seconds(60, 14400, 3600, "how long to wait for the instance to run again")}});
+       {"mac",
+        {{"type", "string"},
+         {"description",
+          "an owned server: the MAC address of the NIC it PXE boots from, when its inventory "
+          "has none (IPMI)"}}},
+       {"timeout_s",
+        seconds(5, 14400, 3600,
+                "how long to wait for the instance to run again, or for the installer's "
+                "call-back")}});
   json selector = {
       {"type", "object"},
       {"minProperties", 1},

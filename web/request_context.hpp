@@ -19,6 +19,7 @@ struct RequestContext {
   PathParams path_params;
   std::string request_id;
   std::optional<db::TokenInfo> token;
+  std::string peer;  // the client's address ("127.0.0.1"); empty when not over a socket
 
   // The target of a mutating request, for its audit entry.
   std::optional<std::string> target_type, target_id, target_name;

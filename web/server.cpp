@@ -12,8 +12,8 @@
 
 #include "inventory/error.hpp"
 #include "inventory/util/log.hpp"
-#include "web/problem.hpp"
 #include "web/impl/listen.hpp"
+#include "web/problem.hpp"
 
 namespace ironhold::web {
 
@@ -23,8 +23,15 @@ using asio::use_awaitable;
 constexpr auto as_tuple_awaitable = asio::as_tuple(asio::use_awaitable);
 
 struct Server::Connection {
-  explicit Connection(tcp::socket socket) : stream(std::move(socket)) {}
+  explicit Connection(tcp::socket socket) : peer(peer_address(socket)), stream(std::move(socket)) {}
+  std::string peer;  // the client's address, for routes without a token to record
   beast::tcp_stream stream;
+
+  static std::string peer_address(const tcp::socket& socket) {
+    boost::system::error_code ec;
+    const auto endpoint = socket.remote_endpoint(ec);
+    return ec ? std::string("unknown") : endpoint.address().to_string();
+  }
   bool busy = false;  // a request is being handled; only touched on the connection's strand
 };
 
@@ -38,7 +45,8 @@ tcp::endpoint parse_listen_address(const std::string& text) {
   auto [p, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
   if (ec != std::errc{} || p != port_text.data() + port_text.size() || port > 65535)
     throw invalid("--listen port must be 0 to 65535, got \"" + port_text + "\"", "listen");
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
   if (host.empty()) host = "0.0.0.0";
   if (host == "localhost") host = "127.0.0.1";
   boost::system::error_code addr_ec;
@@ -63,7 +71,8 @@ tcp::endpoint Server::listen(const tcp::endpoint& endpoint) {
 
 asio::awaitable<void> Server::accept_loop() {
   while (!stopping_) {
-    auto [ec, socket] = co_await acceptor_->async_accept(asio::make_strand(io_), as_tuple_awaitable);
+    auto [ec, socket] =
+        co_await acceptor_->async_accept(asio::make_strand(io_), as_tuple_awaitable);
     if (ec) {
       if (stopping_ || ec == asio::error::operation_aborted) break;
       log::warn("accept failed", {{"error", ec.message()}});
@@ -94,9 +103,10 @@ asio::awaitable<void> Server::serve(std::shared_ptr<Connection> connection) {
       if (ec == http::error::body_limit || ec == http::error::header_limit) {
         // The rest of the body is not read: answer and close.
         ProblemContext pctx{"", "", 11};
-        auto res = problem(http::status::payload_too_large,
-                           "the request body is larger than " + std::to_string(options_.body_limit) +
-                               " bytes", pctx);
+        auto res = problem(
+            http::status::payload_too_large,
+            "the request body is larger than " + std::to_string(options_.body_limit) + " bytes",
+            pctx);
         res.keep_alive(false);
         stream.expires_after(options_.write_timeout);
         co_await http::async_write(stream, res, as_tuple_awaitable);
@@ -104,7 +114,8 @@ asio::awaitable<void> Server::serve(std::shared_ptr<Connection> connection) {
                  ec != asio::error::operation_aborted && ec != asio::error::connection_reset &&
                  ec != asio::error::eof) {
         ProblemContext pctx{"", "", 11};
-        auto res = problem(http::status::bad_request, "malformed HTTP request: " + ec.message(), pctx);
+        auto res =
+            problem(http::status::bad_request, "malformed HTTP request: " + ec.message(), pctx);
         res.keep_alive(false);
         stream.expires_after(options_.write_timeout);
         co_await http::async_write(stream, res, as_tuple_awaitable);
@@ -115,7 +126,7 @@ asio::awaitable<void> Server::serve(std::shared_ptr<Connection> connection) {
     Request request = parser.release();
     const bool keep_alive = request.keep_alive();
     stream.expires_never();  // the handler's own time is bounded by its database work
-    Response response = co_await api_.handle(std::move(request));
+    Response response = co_await api_.handle(std::move(request), connection->peer);
     response.keep_alive(keep_alive && !stopping_);
     stream.expires_after(options_.write_timeout);
     auto [write_ec, written] = co_await http::async_write(stream, response, as_tuple_awaitable);
@@ -165,7 +176,8 @@ void Server::shutdown(std::function<void()> done) {
       std::lock_guard lock(mutex_);
       left.assign(connections_.begin(), connections_.end());
     }
-    if (!left.empty()) log::warn("closing connections still open after the grace period", {{"count", left.size()}});
+    if (!left.empty())
+      log::warn("closing connections still open after the grace period", {{"count", left.size()}});
     for (auto& c : left)
       asio::post(c->stream.get_executor(), [c] {
         boost::system::error_code ignored;

@@ -12,6 +12,7 @@
 #include "inventory/db/lifecycle_store.hpp"
 #include "inventory/db/node_store.hpp"
 #include "inventory/db/poll_store.hpp"
+#include "inventory/db/provisioning_store.hpp"
 #include "inventory/db/task_store.hpp"
 #include "inventory/db/token_store.hpp"
 #include "inventory/drivers/endpoint_prober.hpp"
@@ -48,6 +49,10 @@ struct Services {
   db::TaskStore* tasks = nullptr;
   TaskEngine* task_engine = nullptr;
   db::LifecycleStore* lifecycle = nullptr;
+  // Owned servers' reprovisioning over PXE: the sessions installers find, and the base URL they
+  // reach this service at (--advertise-url; empty: installers could not call back, 503).
+  db::ProvisioningStore* provisioning = nullptr;
+  std::string advertise_url;
 
   // Runs fn() on the blocking pool (see on_pool).
   template <class Fn>

@@ -109,6 +109,7 @@ int reprovision(const Args& a) {
   if (a.positional().empty()) throw UsageError("give at least one NODE");
   json body = json::object();
   if (auto image = a.get("image")) body["image"] = *image;
+  if (auto mac = a.get("mac")) body["mac"] = *mac;
   if (a.flag("admin-password-stdin")) {
     std::string line;
     if (!std::getline(std::cin, line)) throw UsageError("--admin-password-stdin: nothing on stdin");
@@ -241,13 +242,19 @@ int run_action(std::span<const std::string> argv, const std::string& command,
 int run_reprovision_command(std::span<const std::string> argv) {
   auto options = wait_options();
   options.push_back(
-      make_option("image", "IMAGE", "The image to install (default: the one it runs)."));
+      make_option("image", "IMAGE",
+                  "The image to install: a cloud image id (default: the one it runs), or for an "
+                  "owned server the URL of an iPXE script or netboot directory (default: its "
+                  "last one)."));
+  options.push_back(make_option(
+      "mac", "MAC", "An owned server's PXE NIC, when its inventory has no MAC (IPMI)."));
   options.push_back(make_option("admin-password-stdin", "",
                                 "Read the new admin password from the first line of stdin "
                                 "(providers that set one)."));
   return run_action(
       argv, "ironhold reprovision", "NODE...",
-      "Reprovision nodes (one task each; cloud instances are rebuilt by their provider).",
+      "Reprovision nodes (one task each): cloud instances are rebuilt by their provider, owned "
+      "servers boot their installer over PXE (docs/provisioning.md).",
       std::move(options), &reprovision);
 }
 

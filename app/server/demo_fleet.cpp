@@ -20,9 +20,14 @@ constexpr unsigned compute_servers = 8;
 constexpr unsigned ipmi_servers = 8;  // older servers managed over IPMI only
 constexpr const char* demo_password = "demo-password";
 
+// How long the demo's simulated installer takes: long enough to watch the node provisioning.
+constexpr std::chrono::milliseconds demo_install_time{15'000};
+
 std::unique_ptr<sim::RedfishFleet> start_fleet(const fs::path& mockup, unsigned count,
-                                               const fs::path& state) {
+                                               const fs::path& state, const std::string& pxe_url) {
   sim::RedfishFleetOptions options;
+  options.installer.pxe_url = pxe_url;
+  options.installer.install_time = demo_install_time;
   options.mockup_dir = mockup;
   options.count = count;
   options.listen = "127.0.0.1:0";  // free ports the first time; the state dir keeps them after
@@ -49,10 +54,13 @@ fs::path find_demo_mockups() {
                 "); set IRONHOLD_MOCKUPS to the repository's mockups/ folder");
 }
 
-DemoFleet::DemoFleet(const fs::path& data_dir, const fs::path& mockups) {
+DemoFleet::DemoFleet(const fs::path& data_dir, const fs::path& mockups,
+                     const std::string& advertise_url) {
   const fs::path state = data_dir / "demo-bmcs";
-  gpu_ = start_fleet(mockups / "hgx-gpu-server", gpu_servers, state / "gpu");
-  compute_ = start_fleet(mockups / "compute-server", compute_servers, state / "compute");
+  // What the site's DHCP would tell a PXE client: Ironhold's script for its MAC.
+  const std::string pxe_url = advertise_url + "/api/v1/provisioning/ipxe?mac=${net0/mac}";
+  gpu_ = start_fleet(mockups / "hgx-gpu-server", gpu_servers, state / "gpu", pxe_url);
+  compute_ = start_fleet(mockups / "compute-server", compute_servers, state / "compute", pxe_url);
 
   // Two sites, three racks each, eight servers a rack; every sixth a plain compute server.
   const char* sites[] = {"ams1", "fra2"};

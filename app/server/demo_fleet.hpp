@@ -30,8 +30,10 @@ struct DemoBmc {
 
 class DemoFleet {
  public:
-  // Starts the simulators. `mockups` holds hgx-gpu-server/ and compute-server/.
-  DemoFleet(const std::filesystem::path& data_dir, const std::filesystem::path& mockups);
+  // Starts the simulators. `mockups` holds hgx-gpu-server/ and compute-server/; the Redfish
+  // servers' PXE boots fetch their iPXE script from `advertise_url` (plain http://).
+  DemoFleet(const std::filesystem::path& data_dir, const std::filesystem::path& mockups,
+            const std::string& advertise_url);
   ~DemoFleet();
 
   const std::vector<DemoBmc>& bmcs() const { return bmcs_; }

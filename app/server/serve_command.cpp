@@ -11,6 +11,7 @@
 #include "app/server/database_target.hpp"
 #include "app/server/demo_fleet.hpp"
 #include "app/server/service_host.hpp"
+#include "inventory/model/pxe_image.hpp"
 #include "inventory/util/log.hpp"
 
 namespace ironhold::app {
@@ -20,6 +21,10 @@ std::vector<cli::Option> serve_options() {
   auto options = database_options();
   options.push_back({"listen", 0, true, false, "address to serve HTTP on", "IRONHOLD_LISTEN",
                      "127.0.0.1:8080", "HOST:PORT"});
+  options.push_back({"advertise-url", 0, true, false,
+                     "the base URL BMCs and installers reach this server at (default: the listen "
+                     "address, unless that is every address)",
+                     "IRONHOLD_ADVERTISE_URL", "", "URL"});
   options.push_back({"threads", 0, true, false, "I/O threads (default: one per core)",
                      "IRONHOLD_THREADS", "", "N"});
   options.push_back({"db-connections", 0, true, false,
@@ -82,6 +87,19 @@ void apply_log_level(const cli::Args& args) {
   log::set_level(level);
 }
 
+// The URL this process's own simulators reach the service at: the advertise URL, else the listen
+// address (loopback when that is every address).
+std::string local_base_url(const ServiceConfig& config) {
+  if (!config.advertise_url.empty()) return config.advertise_url;
+  const auto endpoint = web::parse_listen_address(config.listen);
+  const auto address = endpoint.address();
+  std::string host =
+      address.is_unspecified()
+          ? (address.is_v6() ? std::string("[::1]") : std::string("127.0.0.1"))
+          : (address.is_v6() ? "[" + address.to_string() + "]" : address.to_string());
+  return "http://" + host + ":" + std::to_string(endpoint.port());
+}
+
 // Blocks SIGINT and SIGTERM in every thread (call before starting any), then waits for one.
 sigset_t block_stop_signals() {
   sigset_t set;
@@ -100,6 +118,10 @@ int serve_with(const cli::Args& args, bool demo) {
   config.database_url = target.runtime_url;
   config.master_key = load_master_key_for(args, target);
   config.listen = args.value_or("listen", "127.0.0.1:8080");
+  config.advertise_url = args.value_or("advertise-url", "");
+  if (!config.advertise_url.empty())
+    if (const auto problem = advertise_url_problem(config.advertise_url))
+      throw cli::UsageError("--advertise-url: " + *problem);
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   config.io_threads = int_option(args, "threads", cores, 1, 256);
   config.database_connections = int_option(args, "db-connections", 4, 1, 100);
@@ -134,7 +156,11 @@ int serve_with(const cli::Args& args, bool demo) {
   // The demo's simulated BMCs start before the service (so its first polls find them) and stop
   // after it.
   std::unique_ptr<DemoFleet> demo_fleet;
-  if (demo) demo_fleet = std::make_unique<DemoFleet>(target.data_dir, find_demo_mockups());
+  // The demo's own simulated servers reach it on loopback even when it listens everywhere.
+  if (demo && config.advertise_url.empty()) config.advertise_url = local_base_url(config);
+  if (demo)
+    demo_fleet =
+        std::make_unique<DemoFleet>(target.data_dir, find_demo_mockups(), local_base_url(config));
   ServiceHost host(config);
   if (demo) seed_demo_fleet(host, *demo_fleet);
   const auto endpoint = host.start();

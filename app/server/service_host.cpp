@@ -22,6 +22,7 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
       cloud_accounts_(std::make_unique<db::CloudAccountStore>(*database_, box_)),
       tasks_(std::make_unique<db::TaskStore>(*database_, box_)),
       lifecycle_(std::make_unique<db::LifecycleStore>(*database_, box_, *nodes_)),
+      provisioning_(std::make_unique<db::ProvisioningStore>(*database_)),
       io_(config.io_threads),
       blocking_pool_(static_cast<std::size_t>(config.database_connections)),
       prober_(config.probe) {
@@ -40,12 +41,12 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
     std::map<std::string, NodeDriver*> drivers{{"redfish", redfish_.get()}, {"ipmi", ipmi_.get()}};
     task_engine_ = std::make_unique<TaskEngine>(io_.get_executor(), blocking_pool_, *tasks_,
                                                 std::move(drivers), cloud_sync_.get(), polls_.get(),
-                                                config.tasks);
+                                                provisioning_.get(), config.tasks);
   }
   services_ = std::make_unique<web::Services>(web::Services{
       *database_, *nodes_, *tokens_, *audit_, blocking_pool_, &prober_, hardware_.get(),
       polls_.get(), poller_ ? &poller_->metrics() : nullptr, cloud_accounts_.get(),
-      cloud_sync_.get(), tasks_.get(), task_engine_.get(), lifecycle_.get()});
+      cloud_sync_.get(), tasks_.get(), task_engine_.get(), lifecycle_.get(), provisioning_.get()});
   api_ = std::make_unique<web::Api>(*services_);
   web::register_all_routes(*api_);
   server_ = std::make_unique<web::Server>(io_, *api_, config.server);
@@ -69,6 +70,7 @@ ServiceHost::~ServiceHost() {
 
 boost::asio::ip::tcp::endpoint ServiceHost::start() {
   auto endpoint = server_->listen(web::parse_listen_address(config_.listen));
+  advertise(endpoint);
   schedule_maintenance(std::chrono::milliseconds(0));
   if (poller_) poller_->start();
   if (cloud_sync_) cloud_sync_->start();
@@ -76,6 +78,26 @@ boost::asio::ip::tcp::endpoint ServiceHost::start() {
   for (int i = 0; i < std::max(1, config_.io_threads); ++i)
     threads_.emplace_back([this] { io_.run(); });
   return endpoint;
+}
+
+// The URL installers call back to: as configured, else the address this service listens on when
+// that is one address (on every address, it cannot tell which one installers reach).
+void ServiceHost::advertise(const boost::asio::ip::tcp::endpoint& bound) {
+  std::string url = config_.advertise_url;
+  if (url.empty() && !bound.address().is_unspecified()) {
+    const std::string host = bound.address().is_v6() ? "[" + bound.address().to_string() + "]"
+                                                     : bound.address().to_string();
+    url = "http://" + host + ":" + std::to_string(bound.port());
+  }
+  services_->advertise_url = url;
+  if (url.empty()) {
+    tasks_->refuse_owned_reprovisioning(
+        "this server listens on every address and has no --advertise-url, so an installer would "
+        "not know where to call back; start it with --advertise-url (or IRONHOLD_ADVERTISE_URL)");
+    log::info("owned servers cannot be reprovisioned: no --advertise-url");
+  } else {
+    log::info("installers and BMCs reach this server at", {{"advertise_url", url}});
+  }
 }
 
 // Housekeeping runs on the blocking pool, never on an I/O thread; a failure is logged and retried

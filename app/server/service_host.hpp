@@ -25,6 +25,7 @@
 #include "inventory/db/maintenance.hpp"
 #include "inventory/db/node_store.hpp"
 #include "inventory/db/poll_store.hpp"
+#include "inventory/db/provisioning_store.hpp"
 #include "inventory/db/task_store.hpp"
 #include "inventory/db/token_store.hpp"
 #include "inventory/poller/poller.hpp"
@@ -55,6 +56,10 @@ struct ServiceConfig {
   // stay queued (another instance, or a restart, carries them out).
   bool tasks_enabled = true;
   TaskEngineOptions tasks;
+  // The base URL BMCs and installers reach this service at (--advertise-url). Empty: the listen
+  // address when it is a specific one; a service listening on every address then cannot
+  // reprovision owned servers (it cannot tell which address installers reach).
+  std::string advertise_url;
 };
 
 class ServiceHost {
@@ -89,6 +94,7 @@ class ServiceHost {
 
  private:
   void schedule_maintenance(std::chrono::milliseconds delay);
+  void advertise(const boost::asio::ip::tcp::endpoint& bound);
   std::map<std::string, CloudDriver*> make_cloud_drivers();
 
   ServiceConfig config_;
@@ -102,6 +108,7 @@ class ServiceHost {
   std::unique_ptr<db::CloudAccountStore> cloud_accounts_;
   std::unique_ptr<db::TaskStore> tasks_;
   std::unique_ptr<db::LifecycleStore> lifecycle_;
+  std::unique_ptr<db::ProvisioningStore> provisioning_;
   boost::asio::io_context io_;
   boost::asio::thread_pool blocking_pool_;
   bmc::BmcProber prober_;

@@ -58,6 +58,17 @@ int run_redfish(std::span<const std::string> argv) {
            .help = "serve the plain-HTTP control API (faults, power, health, SEL, "
                    "counters) here; its address is logged to stderr",
            .value_name = "HOST:PORT"},
+          {.name = "pxe-url",
+           .help = "what a restart into a PXE boot fetches, as the site's DHCP would hand it "
+                   "out (${net0/mac} becomes the booting NIC's MAC), e.g. "
+                   "http://127.0.0.1:8080/api/v1/provisioning/ipxe?mac=${net0/mac}; the "
+                   "simulated installer then calls back (default: no PXE server, boot from disk)",
+           .env = "IRONHOLD_SIM_PXE_URL",
+           .value_name = "URL"},
+          {.name = "install-ms",
+           .help = "how long the simulated installer takes before it calls back",
+           .default_value = "3000",
+           .value_name = "MS"},
       });
   args.parse(argv);
   if (args.help_requested()) return std::cout << args.help_text(), 0;
@@ -78,6 +89,11 @@ int run_redfish(std::span<const std::string> argv) {
   if (const auto dir = args.get("state-dir"); dir && !dir->empty()) options.state_dir = *dir;
   if (const auto control = args.get("control"); control && !control->empty())
     options.control = *control;
+  options.installer.pxe_url = args.value_or("pxe-url", "");
+  if (!options.installer.pxe_url.empty() && options.installer.pxe_url.rfind("http://", 0) != 0)
+    throw cli::UsageError("--pxe-url must be a plain http:// URL (what PXE clients fetch)");
+  options.installer.install_time = std::chrono::milliseconds(
+      parse_unsigned(args.value_or("install-ms", "3000"), "install-ms", 0, 3'600'000));
   return sim::run_redfish_fleet(options, std::cout);
 }
 

@@ -277,9 +277,17 @@ void LanClient::Impl::fail(Session& session, DriverError error) {
   forget_ids(session);
   session.state = Session::State::failed;
   session.failure = std::move(error);
-  // The next call starts over with a new session (the driver decides when to try again).
+  session.failed_at = Clock::now();
+  // A rejected login stays in the table for a while (see remember_rejection); after anything
+  // else the next call starts over with a new session.
+  if (session.failure->code == DriverErrorCode::auth_failed) return;
   if (auto it = sessions.find(session.key); it != sessions.end() && it->second.get() == &session)
     sessions.erase(it);
+}
+
+bool LanClient::Impl::remembered_rejection(const Session& session, Clock::time_point now) const {
+  return session.state == Session::State::failed &&
+         now - session.failed_at < options.remember_rejection;
 }
 
 asio::awaitable<CallResult> LanClient::Impl::call(const SessionParams& params,
@@ -287,13 +295,16 @@ asio::awaitable<CallResult> LanClient::Impl::call(const SessionParams& params,
   ++counters.requests;
   std::shared_ptr<Session> session;
   if (auto it = sessions.find(params.key); it != sessions.end()) {
-    if (it->second->fingerprint == params.fingerprint) {
+    const bool failed = it->second->state == Session::State::failed;
+    if (it->second->fingerprint == params.fingerprint &&
+        (!failed || remembered_rejection(*it->second, Clock::now()))) {
       session = it->second;
     } else {
-      // New secrets for this BMC and user: the old session holds a slot until closed.
+      // New secrets for this BMC and user (the old session holds a slot until closed), or a
+      // rejection old enough to try again.
       auto old = it->second;
       sessions.erase(it);
-      asio::co_spawn(strand, close(std::move(old)), asio::detached);
+      if (!failed) asio::co_spawn(strand, close(std::move(old)), asio::detached);
     }
   }
   if (!session) {
@@ -452,6 +463,10 @@ asio::awaitable<void> LanClient::Impl::housekeeping_loop() {
     const auto now = Clock::now();
     for (auto it = sessions.begin(); it != sessions.end();) {
       const auto session = it->second;
+      if (session->state == Session::State::failed && !remembered_rejection(*session, now)) {
+        it = sessions.erase(it);
+        continue;
+      }
       const bool idle = session->state == Session::State::active && !session->busy;
       if (idle && now - session->last_used > options.close_unused_after) {
         it = sessions.erase(it);

@@ -61,6 +61,10 @@ struct LanClientOptions {
   std::chrono::milliseconds keepalive_after{20'000};
   // A session no call used for this long is closed: its node is gone or no longer polled.
   std::chrono::milliseconds close_unused_after{10 * 60'000};
+  // A login the BMC rejected answers every call with the same secrets for this long, without a
+  // new login: the polls of a node that start together must not each try (BMCs lock accounts
+  // after a few failures). Past it, the driver's own backoff decides when to try again.
+  std::chrono::milliseconds remember_rejection{60'000};
   // The kernel's receive buffer for the socket: a sweep of thousands of BMCs answers in bursts.
   int receive_buffer_bytes = 4 << 20;
 };

@@ -44,6 +44,7 @@ struct Session {
   std::string fingerprint;  // hashes of the secrets, the suites, the privilege
   State state = State::fresh;
   std::optional<DriverError> failure;  // why set-up failed (State::failed)
+  Clock::time_point failed_at;         // when, for a rejected login kept in the table
 
   std::uint32_t console_id = 0;  // SIDm: ours, what the BMC's packets carry
   std::uint32_t bmc_id = 0;      // SIDc: the BMC's, what ours carry
@@ -94,6 +95,8 @@ struct LanClient::Impl : std::enable_shared_from_this<LanClient::Impl> {
   void on_datagram(const boost::asio::ip::udp::endpoint& from, ByteView raw);
   void deliver(Session& session, ByteView raw);
   bool send(Session& session, ByteView datagram);
+  // A rejected login still answering calls with the same secrets (remember_rejection).
+  bool remembered_rejection(const Session& session, Clock::time_point now) const;
   // Sends the pending request and waits for its answer, retransmitting; false when none came.
   boost::asio::awaitable<bool> exchange(const std::shared_ptr<Session>& session, Pending& pending,
                                         int attempts);

@@ -5,17 +5,6 @@
 #include "inventory/db/transaction.hpp"
 
 namespace ironhold::db {
-namespace {
-
-std::optional<std::string> opt(const pqxx::field& f) {
-  return f.is_null() ? std::nullopt : std::optional<std::string>(f.as<std::string>());
-}
-
-nlohmann::json opt_json(const std::optional<std::string>& v) {
-  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
-
-}  // namespace
 
 void append_audit_entry(pqxx::work& tx, const AuditEntry& e) {
   tx.exec_params(
@@ -47,13 +36,13 @@ std::vector<AuditRecord> AuditStore::recent(int limit, const std::optional<std::
       rec.id = r[0].as<long long>();
       rec.at = r[1].as<std::string>();
       rec.entry.actor = r[2].as<std::string>();
-      rec.entry.actor_id = opt(r[3]);
+      rec.entry.actor_id = optional_text(r[3]);
       rec.entry.action = r[4].as<std::string>();
-      rec.entry.target_type = opt(r[5]);
-      rec.entry.target_id = opt(r[6]);
-      rec.entry.target_name = opt(r[7]);
+      rec.entry.target_type = optional_text(r[5]);
+      rec.entry.target_id = optional_text(r[6]);
+      rec.entry.target_name = optional_text(r[7]);
       rec.entry.outcome = r[8].as<std::string>();
-      rec.entry.request_id = opt(r[9]);
+      rec.entry.request_id = optional_text(r[9]);
       rec.entry.details = nlohmann::json::parse(r[10].c_str(), nullptr, false);
       out.push_back(std::move(rec));
     }
@@ -66,13 +55,13 @@ nlohmann::json to_json(const AuditRecord& r) {
   return {{"id", r.id},
           {"at", r.at},
           {"actor", e.actor},
-          {"actor_id", opt_json(e.actor_id)},
+          {"actor_id", json_or_null(e.actor_id)},
           {"action", e.action},
-          {"target_type", opt_json(e.target_type)},
-          {"target_id", opt_json(e.target_id)},
-          {"target_name", opt_json(e.target_name)},
+          {"target_type", json_or_null(e.target_type)},
+          {"target_id", json_or_null(e.target_id)},
+          {"target_name", json_or_null(e.target_name)},
           {"outcome", e.outcome},
-          {"request_id", opt_json(e.request_id)},
+          {"request_id", json_or_null(e.request_id)},
           {"details", e.details}};
 }
 

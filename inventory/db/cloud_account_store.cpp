@@ -7,6 +7,7 @@
 #include "inventory/crypto/primitives.hpp"
 #include "inventory/db/cloud_rows.hpp"
 #include "inventory/db/db_json.hpp"
+#include "inventory/db/event_append.hpp"
 #include "inventory/db/node_rows.hpp"
 #include "inventory/db/transaction.hpp"
 #include "inventory/error.hpp"
@@ -125,12 +126,14 @@ CloudAccount CloudAccountStore::remove(std::string_view id_or_name, int& nodes_r
           "UPDATE firmware_records SET valid_to = now() WHERE node_id = $1::uuid AND valid_to IS "
           "NULL",
           node_id);
-      tx.exec_params(
-          "INSERT INTO events (node_id, node_name, kind, severity, message, details) "
-          "VALUES ($1::uuid, $2, 'cloud_account_deleted', 'info', $3, $4::jsonb)",
-          node_id, r[1].as<std::string>(),
-          "retired: its cloud account " + current.spec.name + " was deleted",
-          db_json({{"cloud_account_id", current.id}}));
+      const std::string message =
+          "retired: its cloud account " + current.spec.name + " was deleted";
+      append_event(tx, {node_id,
+                        r[1].as<std::string>(),
+                        "cloud_account_deleted",
+                        Severity::info,
+                        message,
+                        {{"cloud_account_id", current.id}}});
     }
     nodes_retired = static_cast<int>(retired.size());
     // The sealed credentials are wiped: a deleted account can never be used again.

@@ -1,15 +1,11 @@
 #include "inventory/db/cloud_rows.hpp"
 
 #include "inventory/crypto/primitives.hpp"
+#include "inventory/db/row_values.hpp"
 #include "inventory/error.hpp"
 
 namespace ironhold::db {
 namespace {
-
-std::optional<std::string> opt_text(const pqxx::field& f) {
-  if (f.is_null()) return std::nullopt;
-  return f.as<std::string>();
-}
 
 nlohmann::json open_credentials(const crypto::SecretBox& box, const std::string& account_id,
                                 const pqxx::row& row) {
@@ -36,17 +32,17 @@ CloudAccount account_from_row(const crypto::SecretBox& box, const pqxx::row& r,
   a.id = r[0].as<std::string>();
   a.spec.name = r[1].as<std::string>();
   a.spec.provider = r[2].as<std::string>();
-  a.spec.endpoint = opt_text(r[3]);
+  a.spec.endpoint = optional_text(r[3]);
   a.spec.region = r[4].as<std::string>();
   a.spec.options = nlohmann::json::parse(r[5].c_str(), nullptr, false);
   a.spec.sync_interval_s = r[6].as<int>();
-  a.last_sync_at = opt_text(r[7]);
-  a.last_sync_started = opt_text(r[8]);
-  a.next_sync = opt_text(r[9]);
-  a.last_error = opt_text(r[10]);
-  a.last_error_message = opt_text(r[11]);
-  a.created_at = opt_text(r[12]);
-  a.updated_at = opt_text(r[13]);
+  a.last_sync_at = optional_text(r[7]);
+  a.last_sync_started = optional_text(r[8]);
+  a.next_sync = optional_text(r[9]);
+  a.last_error = optional_text(r[10]);
+  a.last_error_message = optional_text(r[11]);
+  a.created_at = optional_text(r[12]);
+  a.updated_at = optional_text(r[13]);
   if (!r[14].is_null()) a.last_sync_duration_ms = r[14].as<double>();
   a.sync_failures = r[15].as<int>();
   a.syncing = r[16].as<bool>();

@@ -18,14 +18,6 @@ constexpr const char* kRunColumns =
     "errors, error, requested_by, request_id, rfc3339(created_at), rfc3339(started_at), "
     "rfc3339(finished_at)";
 
-std::optional<std::string> opt(const pqxx::field& f) {
-  return f.is_null() ? std::nullopt : std::optional<std::string>(f.as<std::string>());
-}
-
-json opt_json(const std::optional<std::string>& v) {
-  return v ? json(*v) : json(nullptr);
-}
-
 DiscoveryRun run_from_row(const pqxx::row& r) {
   DiscoveryRun run;
   run.id = r[0].as<std::string>();
@@ -33,12 +25,12 @@ DiscoveryRun run_from_row(const pqxx::row& r) {
   run.parameters = json::parse(r[2].c_str(), nullptr, false);
   run.address_count = r[3].as<int>();
   run.counts = {r[4].as<int>(), r[5].as<int>(), r[6].as<int>(), r[7].as<int>(), r[8].as<int>()};
-  run.error = opt(r[9]);
+  run.error = optional_text(r[9]);
   run.requested_by = r[10].as<std::string>();
-  run.request_id = opt(r[11]);
+  run.request_id = optional_text(r[11]);
   run.created_at = r[12].as<std::string>();
-  run.started_at = opt(r[13]);
-  run.finished_at = opt(r[14]);
+  run.started_at = optional_text(r[13]);
+  run.finished_at = optional_text(r[14]);
   return run;
 }
 
@@ -130,11 +122,11 @@ DiscoveryRun DiscoveryStore::get(const std::string& id) {
       res.seq = row[0].as<int>();
       res.address = row[1].as<std::string>();
       res.port = static_cast<std::uint16_t>(row[2].as<int>());
-      res.driver = opt(row[3]);
-      res.endpoint = opt(row[4]);
+      res.driver = optional_text(row[3]);
+      res.endpoint = optional_text(row[4]);
       res.status = row[5].as<std::string>();
-      res.node_id = opt(row[6]);
-      res.node_name = opt(row[7]);
+      res.node_id = optional_text(row[6]);
+      res.node_name = optional_text(row[7]);
       res.detail = row[8].as<std::string>();
       run.results.push_back(std::move(res));
     }
@@ -189,13 +181,13 @@ json to_json(const DiscoveryRun& run) {
                 {"enrolled", run.counts.enrolled},
                 {"already_enrolled", run.counts.already_enrolled},
                 {"errors", run.counts.errors}}},
-              {"error", opt_json(run.error)},
+              {"error", json_or_null(run.error)},
               {"requested_by", run.requested_by},
-              {"request_id", opt_json(run.request_id)},
+              {"request_id", json_or_null(run.request_id)},
               {"parameters", run.parameters},
               {"created_at", run.created_at},
-              {"started_at", opt_json(run.started_at)},
-              {"finished_at", opt_json(run.finished_at)}};
+              {"started_at", json_or_null(run.started_at)},
+              {"finished_at", json_or_null(run.finished_at)}};
   return out;
 }
 

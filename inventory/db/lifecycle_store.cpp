@@ -1,5 +1,6 @@
 #include "inventory/db/lifecycle_store.hpp"
 
+#include "inventory/db/event_append.hpp"
 #include "inventory/db/task_rows.hpp"
 #include "inventory/db/transaction.hpp"
 #include "inventory/error.hpp"
@@ -40,13 +41,10 @@ void move(pqxx::work& tx, const LockedNode& node, Lifecycle to, const std::strin
                                   {"to", to_string(to)},
                                   {"action", to_string(action)},
                                   {"by", actor}};
-  tx.exec_params(
-      "INSERT INTO events (node_id, node_name, kind, severity, message, details) "
-      "VALUES ($1::uuid, $2, 'lifecycle', 'info', $3, $4::jsonb)",
-      node.id, node.name,
-      std::string(to_string(node.lifecycle)) + " -> " + std::string(to_string(to)) + " (" +
-          std::string(to_string(action)) + " by " + actor + ")",
-      details.dump());
+  const std::string message = std::string(to_string(node.lifecycle)) + " -> " +
+                              std::string(to_string(to)) + " (" + std::string(to_string(action)) +
+                              " by " + actor + ")";
+  append_event(tx, {node.id, node.name, "lifecycle", Severity::info, message, details});
 }
 
 }  // namespace

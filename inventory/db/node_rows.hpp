@@ -2,6 +2,7 @@
 // Internal to inventory/db/: the column list every node query selects, and the row → Node mapping.
 #include <pqxx/pqxx>
 
+#include "inventory/db/row_values.hpp"
 #include "inventory/model/node.hpp"
 
 namespace ironhold::db {
@@ -18,8 +19,5 @@ inline constexpr const char* node_columns =
 inline constexpr int node_column_count = 35;
 
 Node node_from_row(const pqxx::row& row);
-
-// A nullable text parameter for exec_params.
-inline const char* nullable(const std::optional<std::string>& v) { return v ? v->c_str() : nullptr; }
 
 }  // namespace ironhold::db

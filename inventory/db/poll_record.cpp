@@ -1,6 +1,7 @@
 #include "inventory/db/poll_record.hpp"
 
 #include "inventory/db/db_json.hpp"
+#include "inventory/db/event_append.hpp"
 #include "inventory/db/node_rows.hpp"
 #include "inventory/error.hpp"
 
@@ -77,11 +78,7 @@ PolledFamily lock_family(pqxx::transaction_base& tx, const std::string& node_id)
 
 void add_event(pqxx::transaction_base& tx, const PolledNode& node, const std::string& kind,
                Severity severity, const std::string& message, const nlohmann::json& details) {
-  tx.exec_params(
-      "INSERT INTO events (node_id, node_name, kind, severity, message, details) "
-      "VALUES ($1::uuid, $2, $3, $4, $5, $6::jsonb)",
-      node.id, node.name, kind, std::string(to_string(severity)), db_text(message),
-      db_json(details));
+  append_event(tx, {node.id, node.name, kind, severity, message, details});
 }
 
 void record_outcome(pqxx::transaction_base& tx, PolledFamily& family,

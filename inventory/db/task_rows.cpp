@@ -9,10 +9,6 @@
 namespace ironhold::db {
 namespace {
 
-std::optional<std::string> opt(const pqxx::field& f) {
-  return f.is_null() ? std::nullopt : std::optional<std::string>(f.as<std::string>());
-}
-
 nlohmann::json json_or(const pqxx::field& f, nlohmann::json fallback) {
   if (f.is_null()) return fallback;
   auto doc = nlohmann::json::parse(f.c_str(), nullptr, false);
@@ -48,23 +44,23 @@ Task task_from_row(const pqxx::row& r) {
   Task t;
   t.id = r[0].as<std::string>();
   t.kind = parse_enum<TaskKind>(r[1].c_str()).value_or(TaskKind::power);
-  t.node_id = opt(r[2]);
-  t.node_name = opt(r[3]);
+  t.node_id = optional_text(r[2]);
+  t.node_name = optional_text(r[3]);
   t.parameters = json_or(r[4], nlohmann::json::object());
   t.state = parse_enum<TaskState>(r[5].c_str()).value_or(TaskState::failed);
   t.steps = steps_from_json(json_or(r[6], nlohmann::json::array()));
   t.attempts = r[7].as<int>();
   t.result = json_or(r[8], nullptr);
-  t.error = opt(r[9]);
-  t.requested_by = opt(r[10]);
-  t.bulk_id = opt(r[11]);
+  t.error = optional_text(r[9]);
+  t.requested_by = optional_text(r[10]);
+  t.bulk_id = optional_text(r[11]);
   t.automatic = r[12].as<bool>();
   t.cancel_requested = r[13].as<bool>();
-  t.cancelled_by = opt(r[14]);
-  t.created_at = opt(r[15]);
-  t.started_at = opt(r[16]);
-  t.finished_at = opt(r[17]);
-  t.updated_at = opt(r[18]);
+  t.cancelled_by = optional_text(r[14]);
+  t.created_at = optional_text(r[15]);
+  t.started_at = optional_text(r[16]);
+  t.finished_at = optional_text(r[17]);
+  t.updated_at = optional_text(r[18]);
   return t;
 }
 

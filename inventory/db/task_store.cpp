@@ -5,12 +5,14 @@
 #include "inventory/crypto/primitives.hpp"
 #include "inventory/db/audit_append.hpp"
 #include "inventory/db/db_json.hpp"
+#include "inventory/db/event_append.hpp"
 #include "inventory/db/node_query_sql.hpp"
 #include "inventory/db/node_rows.hpp"
 #include "inventory/db/node_secrets.hpp"
 #include "inventory/db/task_rows.hpp"
 #include "inventory/db/transaction.hpp"
 #include "inventory/error.hpp"
+#include "inventory/model/pxe_image.hpp"
 #include "inventory/util/log.hpp"
 
 namespace ironhold::db {
@@ -63,11 +65,6 @@ void check_action_fits(const NewTask& task, const TargetNode& node) {
     throw unprocessable("node \"" + node.name + "\" is a cloud instance: it has no " +
                         (task.kind == TaskKind::boot ? "boot device setting" : "identify LED"));
   if (task.kind == TaskKind::reprovision) {
-    if (node.source != Source::cloud)
-      throw unprocessable("node \"" + node.name +
-                              "\" is an owned server: reprovisioning over PXE is not available on "
-                              "this server yet (cloud instances are rebuilt by their provider)",
-                          "action");
     if (node.lifecycle != Lifecycle::deployed && node.lifecycle != Lifecycle::available &&
         node.lifecycle != Lifecycle::provision_failed)
       throw conflict("cannot reprovision node \"" + node.name + "\" while it is " +
@@ -79,6 +76,46 @@ void check_action_fits(const NewTask& task, const TargetNode& node) {
     throw conflict("node \"" + node.name +
                    "\" is in maintenance: it takes no automatic actions (an operator's own "
                    "actions still run)");
+}
+
+// The parameters an owned server's reprovision runs with: its image is the one asked for, else
+// the one its last reprovision used, and must be a URL iPXE can boot.
+TaskParameters owned_reprovision_parameters(pqxx::work& tx, const NewTask& task,
+                                            const TargetNode& node,
+                                            const std::optional<std::string>& refused) {
+  if (refused) throw unprocessable("cannot reprovision node \"" + node.name + "\": " + *refused);
+  TaskParameters out = task.parameters;
+  json& p = out.parameters;
+  if (!p.contains("image")) {
+    const auto rows = tx.exec_params(
+        "SELECT parameters ->> 'image' FROM tasks "
+        " WHERE node_id = $1::uuid AND kind = 'reprovision' AND parameters ? 'image' "
+        " ORDER BY created_at DESC LIMIT 1",
+        node.id);
+    if (rows.empty())
+      throw unprocessable("node \"" + node.name +
+                              "\" has never been reprovisioned by Ironhold: name its image (the "
+                              "URL of an installer iPXE script or netboot directory)",
+                          "image");
+    p["image"] = rows[0][0].as<std::string>();
+  }
+  if (const auto problem = pxe_image_problem(p["image"].get<std::string>()))
+    throw unprocessable("cannot reprovision node \"" + node.name + "\": " + *problem, "image");
+  if (!out.secrets.empty())
+    throw unprocessable("node \"" + node.name +
+                            "\" is an owned server: its installer sets its passwords, "
+                            "\"admin_password\" is for cloud instances",
+                        "admin_password");
+  return out;
+}
+
+// The task as it will be stored for `node` (owned servers' reprovisions get their image).
+NewTask task_for_node(pqxx::work& tx, const NewTask& request, const TargetNode& node,
+                      const std::optional<std::string>& refused) {
+  NewTask task = request;
+  if (request.kind == TaskKind::reprovision && node.source != Source::cloud)
+    task.parameters = owned_reprovision_parameters(tx, request, node, refused);
+  return task;
 }
 
 // A uuid[] literal; the ids come from the database, so they need no quoting.
@@ -161,11 +198,14 @@ void start_provisioning(pqxx::work& tx, const TargetNode& node, const std::strin
   tx.exec_params(
       "UPDATE nodes SET lifecycle = 'provisioning', updated_at = now() WHERE id = $1::uuid",
       node.id);
-  tx.exec_params(
-      "INSERT INTO events (node_id, node_name, kind, severity, message, details) "
-      "VALUES ($1::uuid, $2, 'lifecycle', 'info', $3, $4::jsonb)",
-      node.id, node.name, std::string(to_string(node.lifecycle)) + " -> provisioning",
-      db_json({{"from", to_string(node.lifecycle)}, {"to", "provisioning"}, {"task_id", task_id}}));
+  const std::string message = std::string(to_string(node.lifecycle)) + " -> provisioning";
+  append_event(
+      tx, {node.id,
+           node.name,
+           "lifecycle",
+           Severity::info,
+           message,
+           {{"from", to_string(node.lifecycle)}, {"to", "provisioning"}, {"task_id", task_id}}});
 }
 
 json open_task_secrets(const crypto::SecretBox& box, const std::string& task_id,
@@ -243,7 +283,8 @@ CreatedTasks TaskStore::create(std::span<const NewTask> tasks,
     for (const auto& request : tasks) {
       const TargetNode node = resolve_node(tx, request.node);
       check_action_fits(request, node);
-      ids.push_back(insert_task(tx, box_, request, node.id, node.name, std::nullopt));
+      const NewTask task = task_for_node(tx, request, node, owned_reprovisioning_refused_);
+      ids.push_back(insert_task(tx, box_, task, node.id, node.name, std::nullopt));
       if (request.kind == TaskKind::reprovision) start_provisioning(tx, node, ids.back());
     }
     if (key) remember_key(tx, *key, ids, std::nullopt);
@@ -275,7 +316,8 @@ CreatedTasks TaskStore::create_bulk(const NewBulk& bulk, const std::optional<Ide
     for (const auto& node : nodes) {
       TargetNode target{node.id, node.name, node.source, node.maintenance, node.lifecycle};
       check_action_fits(bulk.task, target);
-      ids.push_back(insert_task(tx, box_, bulk.task, node.id, node.name, bulk_id));
+      const NewTask task = task_for_node(tx, bulk.task, target, owned_reprovisioning_refused_);
+      ids.push_back(insert_task(tx, box_, task, node.id, node.name, bulk_id));
       if (bulk.task.kind == TaskKind::reprovision) start_provisioning(tx, target, ids.back());
     }
     if (key) remember_key(tx, *key, ids, bulk_id);
@@ -482,21 +524,21 @@ bool TaskStore::finish(const std::string& id, const std::string& owner, TaskStat
           " WHERE id = $1::uuid AND lifecycle = $3",
           *task.node_id, next, from);
       if (moved.affected_rows() == 1)
-        tx.exec_params(
-            "INSERT INTO events (node_id, node_name, kind, severity, message, details) "
-            "VALUES ($1::uuid, $2, 'lifecycle', $3, $4, $5::jsonb)",
-            *task.node_id, nullable(task.node_name), ok ? "info" : "warning", from + " -> " + next,
-            db_json({{"from", from}, {"to", next}, {"task_id", task.id}}));
+        append_event(tx, {task.node_id,
+                          task.node_name,
+                          "lifecycle",
+                          ok ? Severity::info : Severity::warning,
+                          from + " -> " + next,
+                          {{"from", from}, {"to", next}, {"task_id", task.id}}});
     }
     // The node's history and the audit trail say what was done to it, by whom and how it ended.
-    const std::string severity = state == TaskState::failed ? "warning" : "info";
-    tx.exec_params(
-        "INSERT INTO events (node_id, node_name, kind, severity, message, details) "
-        "VALUES ($1::uuid, $2, 'task', $3, $4, $5::jsonb)",
-        nullable(task.node_id), nullable(task.node_name), severity,
-        db_text(outcome_message(task, state, error)),
-        db_json(
-            {{"task_id", task.id}, {"kind", to_string(task.kind)}, {"state", to_string(state)}}));
+    append_event(
+        tx, {task.node_id,
+             task.node_name,
+             "task",
+             state == TaskState::failed ? Severity::warning : Severity::info,
+             outcome_message(task, state, error),
+             {{"task_id", task.id}, {"kind", to_string(task.kind)}, {"state", to_string(state)}}});
     AuditEntry entry;
     entry.actor = task.requested_by.value_or("ironhold");
     entry.action = "task." + std::string(to_string(task.kind));

@@ -91,6 +91,12 @@ class TaskStore {
  public:
   TaskStore(Database& db, const crypto::SecretBox& box) : db_(db), box_(box) {}
 
+  // Why owned servers cannot be reprovisioned here (no URL installers could reach this service
+  // at), given at start-up: their reprovision requests are then unprocessable, saying so.
+  void refuse_owned_reprovisioning(std::string why) {
+    owned_reprovisioning_refused_ = std::move(why);
+  }
+
   // Creates the tasks in one transaction (all or none). With a key: a key seen before (within
   // 24 hours; db::run_maintenance removes older records) with the same request hash returns the
   // tasks it created then; with another hash it is unprocessable. Throws not_found for an unknown
@@ -128,6 +134,7 @@ class TaskStore {
  private:
   Database& db_;
   const crypto::SecretBox& box_;
+  std::optional<std::string> owned_reprovisioning_refused_;
 };
 
 }  // namespace ironhold::db

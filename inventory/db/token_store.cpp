@@ -12,15 +12,13 @@ constexpr std::string_view token_marker = "ih_";
 constexpr std::size_t token_length = 3 + 43;
 constexpr std::size_t prefix_length = 10;
 
-std::string hash_hex(std::string_view secret) { return crypto::to_hex(crypto::sha256(secret)); }
+std::string hash_hex(std::string_view secret) {
+  return crypto::to_hex(crypto::sha256(secret));
+}
 
 constexpr const char* token_columns =
     "id, name, role, prefix, created_by, rfc3339(created_at), rfc3339(expires_at), "
     "rfc3339(last_used_at), rfc3339(revoked_at)";
-
-std::optional<std::string> opt(const pqxx::field& f) {
-  return f.is_null() ? std::nullopt : std::optional<std::string>(f.as<std::string>());
-}
 
 TokenInfo token_from_row(const pqxx::row& r) {
   TokenInfo t;
@@ -28,11 +26,11 @@ TokenInfo token_from_row(const pqxx::row& r) {
   t.name = r[1].as<std::string>();
   t.role = parse_enum<Role>(r[2].c_str()).value_or(Role::viewer);
   t.prefix = r[3].as<std::string>();
-  t.created_by = opt(r[4]);
-  t.created_at = opt(r[5]);
-  t.expires_at = opt(r[6]);
-  t.last_used_at = opt(r[7]);
-  t.revoked_at = opt(r[8]);
+  t.created_by = optional_text(r[4]);
+  t.created_at = optional_text(r[5]);
+  t.expires_at = optional_text(r[6]);
+  t.last_used_at = optional_text(r[7]);
+  t.revoked_at = optional_text(r[8]);
   return t;
 }
 
@@ -58,16 +56,18 @@ CreatedToken TokenStore::create(const std::string& name, Role role, const std::s
     try {
       pqxx::subtransaction insert(tx, "insert_token");
       auto r = insert.exec_params(
-          std::string("INSERT INTO api_tokens (name, role, token_hash, prefix, created_by, expires_at) "
-                      "VALUES ($1, $2, decode($3, 'hex'), $4, $5, $6::timestamptz) RETURNING ") +
+          std::string(
+              "INSERT INTO api_tokens (name, role, token_hash, prefix, created_by, expires_at) "
+              "VALUES ($1, $2, decode($3, 'hex'), $4, $5, $6::timestamptz) RETURNING ") +
               token_columns,
           name, std::string(to_string(role)), hash_hex(created.secret),
           created.secret.substr(0, prefix_length), created_by, nullable(expires_at));
       insert.commit();
       return token_from_row(r[0]);
     } catch (const pqxx::unique_violation&) {
-      throw conflict("an active token named \"" + name + "\" already exists; revoke it or pick another name",
-                     "name");
+      throw conflict(
+          "an active token named \"" + name + "\" already exists; revoke it or pick another name",
+          "name");
     }
   });
   return created;
@@ -78,11 +78,13 @@ std::optional<TokenInfo> TokenStore::authenticate(std::string_view secret) {
   return transact(db_, [&](pqxx::work& tx) -> std::optional<TokenInfo> {
     // last_used_at is refreshed at most once a minute so that reads do not all become writes.
     auto r = tx.exec_params(
-        std::string("WITH t AS (SELECT id FROM api_tokens WHERE token_hash = decode($1, 'hex') "
-                    "AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())), "
-                    "touched AS (UPDATE api_tokens SET last_used_at = now() WHERE id IN (SELECT id FROM t) "
-                    "AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')) "
-                    "SELECT ") + token_columns + " FROM api_tokens WHERE id IN (SELECT id FROM t)",
+        std::string(
+            "WITH t AS (SELECT id FROM api_tokens WHERE token_hash = decode($1, 'hex') "
+            "AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())), "
+            "touched AS (UPDATE api_tokens SET last_used_at = now() WHERE id IN (SELECT id FROM t) "
+            "AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')) "
+            "SELECT ") +
+            token_columns + " FROM api_tokens WHERE id IN (SELECT id FROM t)",
         hash_hex(secret));
     if (r.empty()) return std::nullopt;
     return token_from_row(r[0]);
@@ -92,8 +94,9 @@ std::optional<TokenInfo> TokenStore::authenticate(std::string_view secret) {
 std::vector<TokenInfo> TokenStore::list(bool include_revoked) {
   return transact(db_, [&](pqxx::work& tx) {
     std::vector<TokenInfo> out;
-    auto r = tx.exec(std::string("SELECT ") + token_columns + " FROM api_tokens" +
-                     (include_revoked ? "" : " WHERE revoked_at IS NULL") + " ORDER BY created_at, id");
+    auto r =
+        tx.exec(std::string("SELECT ") + token_columns + " FROM api_tokens" +
+                (include_revoked ? "" : " WHERE revoked_at IS NULL") + " ORDER BY created_at, id");
     for (const auto& row : r) out.push_back(token_from_row(row));
     return out;
   });
@@ -107,7 +110,8 @@ TokenInfo TokenStore::revoke(std::string_view id_or_name) {
             (is_uuid(key) ? "id = $1::uuid" : "name = $1 AND revoked_at IS NULL") + " RETURNING " +
             token_columns,
         key);
-    if (r.empty()) throw not_found("no active token has the id or name \"" + key.substr(0, 100) + "\"");
+    if (r.empty())
+      throw not_found("no active token has the id or name \"" + key.substr(0, 100) + "\"");
     return token_from_row(r[0]);
   });
 }

@@ -2,6 +2,7 @@
 
 #include "inventory/drivers/node_driver.hpp"
 #include "inventory/model/json_fields.hpp"
+#include "inventory/model/mac_address.hpp"
 
 namespace ironhold {
 namespace {
@@ -198,7 +199,8 @@ TaskParameters parse_task_parameters(TaskKind kind, const json& raw) {
       p["on"] = required_bool(body, "on");
       break;
     case TaskKind::reprovision:
-      reject_unknown_keys(body, {"image", "admin_password", "timeout_s"}, "", ErrorKind::invalid);
+      reject_unknown_keys(body, {"image", "admin_password", "mac", "timeout_s"}, "",
+                          ErrorKind::invalid);
       if (auto image = optional_string(body, "image", "image", 512)) {
         if (image->empty()) throw unprocessable("\"image\" must not be empty", "image");
         p["image"] = *image;
@@ -208,7 +210,15 @@ TaskParameters parse_task_parameters(TaskKind kind, const json& raw) {
           throw unprocessable("\"admin_password\" must not be empty", "admin_password");
         out.secrets["admin_password"] = *password;
       }
-      p["timeout_s"] = bounded_seconds(body, "timeout_s", 60, 14400, 3600);
+      // An owned server's PXE NIC, where its inventory knows no MAC address (IPMI).
+      if (auto mac = optional_string(body, "mac", "mac", 32)) {
+        const auto canonical = normalize_mac(*mac);
+        if (!canonical)
+          throw unprocessable(
+              "\"mac\" must be a MAC address like 52:54:00:ab:cd:ef, not \"" + *mac + "\"", "mac");
+        p["mac"] = *canonical;
+      }
+      p["timeout_s"] = bounded_seconds(body, "timeout_s", 5, 14400, 3600);
       break;
     case TaskKind::inspect:
       reject_unknown_keys(body, {"timeout_s"}, "", ErrorKind::invalid);

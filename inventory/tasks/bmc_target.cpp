@@ -21,7 +21,7 @@ asio::awaitable<ActionReport> BmcTarget::identify(bool on) {
 asio::awaitable<ActionReport> BmcTarget::rebuild(RebuildRequest) {
   ActionReport report;
   report.error = DriverError{DriverErrorCode::unsupported,
-                             "reprovisioning an owned server over PXE is not available yet"};
+                             "an owned server is reprovisioned over PXE, not rebuilt in place"};
   co_return report;
 }
 

@@ -3,8 +3,10 @@
 // a TaskRun and returns how it ended, or nullopt when it was interrupted and must be handed back
 // unfinished (lease lost, this instance stopping).
 #include <boost/asio/awaitable.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <optional>
 
+#include "inventory/db/provisioning_store.hpp"
 #include "inventory/tasks/action_target.hpp"
 #include "inventory/tasks/task_run.hpp"
 
@@ -20,6 +22,16 @@ boost::asio::awaitable<std::optional<TaskOutcome>> run_inspect_task(TaskRun& run
                                                                     ActionTarget& target);
 boost::asio::awaitable<std::optional<TaskOutcome>> run_reprovision_task(TaskRun& run,
                                                                         ActionTarget& target);
+
+// An owned server's reprovision over PXE works through the sessions its installer finds; the
+// store is called on `pool` (never on an I/O thread).
+struct PxeSessions {
+  db::ProvisioningStore& store;
+  boost::asio::thread_pool& pool;
+};
+boost::asio::awaitable<std::optional<TaskOutcome>> run_pxe_reprovision_task(TaskRun& run,
+                                                                            ActionTarget& target,
+                                                                            PxeSessions pxe);
 
 // A failed outcome with this error.
 inline std::optional<TaskOutcome> failed(TaskRun&, std::string error) {

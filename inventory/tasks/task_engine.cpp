@@ -52,7 +52,8 @@ std::optional<TaskOutcome> refuse(std::string why) {
 
 TaskEngine::TaskEngine(asio::any_io_executor executor, asio::thread_pool& blocking_pool,
                        db::TaskStore& store, std::map<std::string, NodeDriver*> drivers,
-                       CloudSync* cloud, db::PollStore* polls, TaskEngineOptions options)
+                       CloudSync* cloud, db::PollStore* polls, db::ProvisioningStore* provisioning,
+                       TaskEngineOptions options)
     : executor_(executor),
       strand_(asio::make_strand(executor)),
       blocking_pool_(blocking_pool),
@@ -60,6 +61,7 @@ TaskEngine::TaskEngine(asio::any_io_executor executor, asio::thread_pool& blocki
       drivers_(std::move(drivers)),
       cloud_(cloud),
       polls_(polls),
+      provisioning_(provisioning),
       options_(std::move(options)),
       wake_timer_(strand_) {
   if (options_.owner.empty()) options_.owner = random_lease_owner();
@@ -189,8 +191,14 @@ asio::awaitable<std::optional<TaskOutcome>> TaskEngine::carry_out(TaskRun& run) 
       co_return co_await tasks::run_identify_task(run, *target);
     case TaskKind::inspect:
       co_return co_await tasks::run_inspect_task(run, *target);
-    case TaskKind::reprovision:
-      co_return co_await tasks::run_reprovision_task(run, *target);
+    case TaskKind::reprovision: {
+      if (job.source == Source::cloud) co_return co_await tasks::run_reprovision_task(run, *target);
+      if (!provisioning_)
+        co_return refuse("this server does not reprovision owned servers (no provisioning store)");
+      const tasks::PxeSessions pxe{*provisioning_, blocking_pool_};
+      auto installing = tasks::run_pxe_reprovision_task(run, *target, pxe);  // GCC 12: a local
+      co_return co_await std::move(installing);
+    }
   }
   co_return refuse("this server cannot carry out " + std::string(to_string(job.task.kind)) +
                    " tasks");

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "inventory/db/poll_store.hpp"
+#include "inventory/db/provisioning_store.hpp"
 #include "inventory/db/task_store.hpp"
 #include "inventory/drivers/node_driver.hpp"
 #include "inventory/tasks/task_run.hpp"
@@ -39,10 +40,12 @@ struct TaskEngineOptions {
 class TaskEngine {
  public:
   // `drivers` by driver name ("redfish", "ipmi"); `cloud` carries cloud nodes' actions (null: a
-  // cloud node's task fails saying so); `polls` records inspections (null: inspect tasks fail).
+  // cloud node's task fails saying so); `polls` records inspections (null: inspect tasks fail);
+  // `provisioning` holds the PXE sessions of owned servers' reprovisioning (null: those fail).
   TaskEngine(boost::asio::any_io_executor executor, boost::asio::thread_pool& blocking_pool,
              db::TaskStore& store, std::map<std::string, NodeDriver*> drivers, CloudSync* cloud,
-             db::PollStore* polls, TaskEngineOptions options = {});
+             db::PollStore* polls, db::ProvisioningStore* provisioning,
+             TaskEngineOptions options = {});
   ~TaskEngine();
   TaskEngine(const TaskEngine&) = delete;
   TaskEngine& operator=(const TaskEngine&) = delete;
@@ -77,6 +80,7 @@ class TaskEngine {
   std::map<std::string, NodeDriver*> drivers_;
   CloudSync* cloud_;
   db::PollStore* polls_;
+  db::ProvisioningStore* provisioning_;
   TaskEngineOptions options_;
   boost::asio::steady_timer wake_timer_;  // the claim loop's pause; touched on the strand only
   InFlight in_flight_;

@@ -2,6 +2,7 @@
 // UpdateService.SimpleUpdate, and the PATCH of a System (boot override, identify LED) — each
 // checked against the mockup's AllowableValues and answered as a Redfish service would.
 #include <algorithm>
+#include <cctype>
 
 #include "inventory/util/time.hpp"
 #include "sim/redfish/bmc_state.hpp"
@@ -86,12 +87,56 @@ Response BmcState::reset(const std::string& system_path, const Request& request)
     machine.started = config_.now();
     // Like real BMCs, the System says when it was last (re)started: a client's evidence that a
     // reset happened even when it never saw the power go off.
-    if (machine.steps.back().state == "On")
+    if (machine.steps.back().state == "On") {
       documents_[system_path].json["LastResetTime"] =
           format_rfc3339(std::chrono::system_clock::now());
+      Clock::duration until_on{};
+      for (const auto& step : machine.steps) until_on += step.lasts;
+      network_boot_if_asked(system_path, until_on);
+    }
   }
   changed();
   return no_content();
+}
+
+void BmcState::network_boot_if_asked(const std::string& system_path, Clock::duration until_on) {
+  json& system = documents_[system_path].json;
+  const auto boot = system.find("Boot");
+  if (boot == system.end() || !boot->is_object()) return;
+  const std::string enabled = boot->value("BootSourceOverrideEnabled", std::string("Disabled"));
+  const std::string target = boot->value("BootSourceOverrideTarget", std::string("None"));
+  if (enabled == "Disabled" || target != "Pxe") return;
+  if (enabled == "Once") (*boot)["BootSourceOverrideEnabled"] = "Disabled";
+  ++counters_.network_boots;
+  if (!config_.network_boot) return;
+  NetworkBoot request;
+  request.bmc = config_.index;
+  request.system = system_path;
+  request.macs = system_macs(system_path);
+  request.powering_on = std::chrono::duration_cast<std::chrono::milliseconds>(until_on);
+  request.faults = faults_;
+  config_.network_boot(std::move(request));
+}
+
+// The MAC addresses of the System's Ethernet interfaces, in the collection's order, in the form
+// iPXE's ${net0/mac} has (lower case, colons).
+std::vector<std::string> BmcState::system_macs(const std::string& system_path) const {
+  std::vector<std::string> macs;
+  const auto system = documents_.find(system_path);
+  if (system == documents_.end()) return macs;
+  const json& link = system->second.json.value("EthernetInterfaces", json::object());
+  const auto collection = documents_.find(link.value("@odata.id", std::string()));
+  if (collection == documents_.end()) return macs;
+  for (const auto& member : collection->second.json.value("Members", json::array())) {
+    const auto port = documents_.find(member.value("@odata.id", std::string()));
+    if (port == documents_.end()) continue;
+    std::string mac = port->second.json.value("PermanentMACAddress", std::string());
+    if (mac.empty()) mac = port->second.json.value("MACAddress", std::string());
+    if (mac.empty()) continue;
+    for (char& c : mac) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    macs.push_back(mac);
+  }
+  return macs;
 }
 
 Response BmcState::manager_reset(const std::string& manager_path, const Request& request) {

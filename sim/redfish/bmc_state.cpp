@@ -178,6 +178,7 @@ json to_json(const BmcCounters& c) {
           {"boot_overrides", c.boot_overrides},
           {"identify_changes", c.identify_changes},
           {"firmware_updates", c.firmware_updates},
+          {"network_boots", c.network_boots},
           {"requests", c.requests},
           {"selected_reads", c.selected_reads}};
 }

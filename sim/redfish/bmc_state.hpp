@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "sim/redfish/faults.hpp"
+#include "sim/redfish/installer.hpp"
 #include "sim/redfish/mockup.hpp"
 
 namespace ironhold::sim::redfish {
@@ -32,6 +33,9 @@ struct BmcConfig {
   // Called (under the BMC's lock, so it must not call back) with saved_state() after every change
   // worth keeping across restarts: power, boot override, identify, health, SEL entries.
   std::function<void(const nlohmann::json&)> persist;
+  // Called (under the BMC's lock: it must only hand the work on) when a reset restarts a System
+  // into a one-time or continuous PXE boot; the fleet's Installer plays the PXE ROM and installer.
+  std::function<void(NetworkBoot)> network_boot;
 };
 
 struct BmcCounters {
@@ -42,6 +46,7 @@ struct BmcCounters {
   unsigned boot_overrides = 0;                     // accepted PATCHes of Boot
   unsigned identify_changes = 0;  // accepted PATCHes of LocationIndicatorActive / IndicatorLED
   unsigned firmware_updates = 0;  // accepted UpdateService.SimpleUpdate actions
+  unsigned network_boots = 0;     // restarts into a PXE boot override
   unsigned requests = 0;          // requests answered by handle()
   unsigned selected_reads = 0;    // GETs answered with $select
 };
@@ -121,6 +126,10 @@ class BmcState {
   std::string etag(const std::string& path) const;
   Response manager_reset(const std::string& manager_path, const Request& request);
   Response simple_update(const Request& request);
+  // A restart about to bring the System On: a PXE boot override is used (a one-time one is
+  // cleared, as BMCs do) and the network boot reported to config_.network_boot.
+  void network_boot_if_asked(const std::string& system_path, Clock::duration until_on);
+  std::vector<std::string> system_macs(const std::string& system_path) const;
   std::string system_path(const std::string& system) const;            // throws not_found
   std::string sel_entries_path(const std::string& system_path) const;  // empty when none
   void add_sel_entry(const std::string& entries_path, nlohmann::json entry);

@@ -61,6 +61,10 @@ Faults faults_from_json(const json& body, Faults f) {
       f.redirect_loop = bool_field(value, "redirect_loop");
     } else if (key == "ignore_resets") {
       f.ignore_resets = bool_field(value, "ignore_resets");
+    } else if (key == "install_fails") {
+      f.install_fails = bool_field(value, "install_fails");
+    } else if (key == "install_hangs") {
+      f.install_hangs = bool_field(value, "install_hangs");
     } else {
       throw invalid("unknown fault \"" + key + "\"", key);
     }
@@ -78,7 +82,9 @@ json to_json(const Faults& f) {
           {"slow_drip_ms", f.slow_drip_ms},
           {"redirect_loop", f.redirect_loop},
           {"huge_body_bytes", f.huge_body_bytes},
-          {"ignore_resets", f.ignore_resets}};
+          {"ignore_resets", f.ignore_resets},
+          {"install_fails", f.install_fails},
+          {"install_hangs", f.install_hangs}};
 }
 
 json active_faults(const Faults& f) {

@@ -20,6 +20,10 @@ struct Faults {
   // ComputerSystem.Reset answers 204 and counts the request, but the power state never changes
   // (firmware that drops the action): the client must notice by reading the state back.
   bool ignore_resets = false;
+  // The installer a PXE boot starts (installer.hpp): reports failure, or fetches its script and
+  // never calls back (a hung install).
+  bool install_fails = false;
+  bool install_hangs = false;
 
   bool any() const;
   bool operator==(const Faults&) const = default;

@@ -94,6 +94,7 @@ RedfishFleet::RedfishFleet(const RedfishFleetOptions& options) : tls_(options.tl
   const auto endpoints = fleet_endpoints(options.listen, total, options.spread_addresses);
   if (!options.state_dir.empty())
     state_dir_ = std::make_unique<redfish::StateDir>(options.state_dir);
+  installer_ = std::make_unique<redfish::Installer>(io_, options.installer);
   unsigned index = 0;
   for (const auto& [dir, n] : groups) {
     const redfish::Mockup mockup = redfish::Mockup::load(dir);
@@ -119,6 +120,10 @@ void RedfishFleet::add_bmc(unsigned index, const redfish::Mockup& mockup,
   config.username = options.username;
   config.password = options.password;
   config.reset_delay = options.reset_delay;
+  redfish::Installer* installer = installer_.get();
+  config.network_boot = [installer](redfish::NetworkBoot boot) {
+    installer->boot(std::move(boot));
+  };
   bmc->state = std::make_unique<redfish::BmcState>(mockup, std::move(config));
   if (!saved.state.is_null()) bmc->state->restore_state(saved.state);
   if (state_dir_) {
@@ -180,6 +185,7 @@ nlohmann::json RedfishFleet::describe(std::size_t i) const {
   nlohmann::json out = {{"index", i}, {"endpoint", b.endpoint}};
   if (tls_) out["certificate_sha256"] = certificate_fingerprint(i);
   out.update(b.state->describe());
+  out["installer"] = installer_->describe(static_cast<unsigned>(i));
   return out;
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "sim/redfish/bmc_state.hpp"
+#include "sim/redfish/installer.hpp"
 #include "sim/redfish/redfish_server.hpp"
 #include "sim/redfish/state_dir.hpp"
 
@@ -41,6 +42,9 @@ struct RedfishFleetOptions {
   std::filesystem::path state_dir;
   // Empty: no control API. Else "HOST:PORT" for the plain-HTTP control API (port 0: a free one).
   std::string control;
+  // What a restart into a PXE boot finds (see installer.hpp): the script URL the site's DHCP
+  // would hand out, and how long the simulated install takes.
+  redfish::InstallerOptions installer;
 };
 
 // The addresses the BMCs bind, in order; throws ironhold::Error (invalid) for a bad HOST:PORT, a
@@ -104,6 +108,7 @@ class RedfishFleet {
   std::unique_ptr<redfish::StateDir> state_dir_;  // before io_: outlives every BMC that saves
   boost::asio::io_context io_;
   std::vector<std::unique_ptr<Bmc>> bmcs_;
+  std::unique_ptr<redfish::Installer> installer_;  // after io_: destroyed before it
   std::unique_ptr<redfish::ControlServer> control_;
   std::string control_endpoint_;
   std::thread thread_;

@@ -149,9 +149,14 @@ TEST_CASE("ironhold bulk selects nodes like the node list and follows their task
   CHECK(empty.status == 1);  // the server refuses a selector that selects nothing by name
   const Run bad = s.cli({"bulk", "--selector", "rack=R1", "dance"});
   CHECK(bad.status == 2);
-  // Owned servers cannot be reprovisioned yet: the server says so, per node.
+  // An owned server never reprovisioned needs its image named: the server says so.
+  s.server.database().execute("UPDATE nodes SET lifecycle = 'available' WHERE name = 'gpu-01'");
   const Run reprovision = s.cli({"reprovision", "gpu-01"});
   CHECK(reprovision.status == 1);
-  CHECK(contains(reprovision.err, "not available"));
+  INFO(reprovision.err);
+  CHECK(contains(reprovision.err, "name its image"));
+  const Run bad_image = s.cli({"reprovision", "gpu-01", "--image", "ubuntu"});
+  CHECK(bad_image.status == 1);
+  CHECK(contains(bad_image.err, "http://"));
 }
 #endif  // IRONHOLD_BINARY

@@ -99,8 +99,9 @@ void register_node_action_routes(Api& api) {
                     Access::operator_,
                     bind(reprovision),
                     {"Reprovision a node (a task; the node is provisioning until it ends): a "
-                     "cloud instance is rebuilt by its provider; owned servers over PXE are not "
-                     "available yet (422)",
+                     "cloud instance is rebuilt by its provider; an owned server boots its "
+                     "installer over PXE (GET /api/v1/provisioning/ipxe) and is done when the "
+                     "installer calls back",
                      params, openapi::ref("ReprovisionRequest"), 202, openapi::ref("Task")}});
 }
 

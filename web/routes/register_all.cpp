@@ -18,6 +18,7 @@ void register_all_routes(Api& api) {
   register_audit_routes(api);
   register_console_routes(api);
   register_metrics_routes(api);
+  register_provisioning_routes(api);
 }
 
 }  // namespace ironhold::web

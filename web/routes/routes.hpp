@@ -19,5 +19,6 @@ void register_node_action_routes(Api& api);
 void register_task_routes(Api& api);
 void register_bulk_action_routes(Api& api);
 void register_node_lifecycle_routes(Api& api);
+void register_provisioning_routes(Api& api);
 
 }  // namespace ironhold::web

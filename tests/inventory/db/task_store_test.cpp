@@ -8,32 +8,17 @@
 #include <set>
 #include <thread>
 
-#include "inventory/db/node_store.hpp"
 #include "inventory/error.hpp"
-#include "tests/support/test_database.hpp"
+#include "tests/inventory/db/store_fixture.hpp"
 
 using namespace ironhold;
-using ironhold::test::TestDatabase;
 using nlohmann::json;
 using namespace std::chrono_literals;
 
 namespace {
 
-struct Fixture {
-  TestDatabase database;
-  db::Database db{db::DatabaseOptions{database.url(), 4}};
-  crypto::SecretBox box{crypto::Key{}};
-  db::NodeStore nodes{db, box};
+struct Fixture : ironhold::test::StoreFixture {
   db::TaskStore tasks{db, box};
-
-  std::string enroll(const std::string& name) {
-    return nodes
-        .create(parse_node_spec({{"name", name},
-                                 {"driver", "redfish"},
-                                 {"endpoint", "https://127.0.0.2:1"},
-                                 {"credentials", {{"username", "u"}, {"password", "p"}}}}))
-        .id;
-  }
 
   Task create(const std::string& node, const json& body = {{"action", "cycle"}},
               TaskKind kind = TaskKind::power) {

@@ -141,6 +141,34 @@ json cloud_nodes(TestServer& server, const std::string& token, const std::string
       .json()["items"];
 }
 
+// An account for each simulator, enrolled through the API ("os", "aws", "bcc").
+void enroll_all_providers(const CloudSims& sims, TestServer& server, const std::string& admin) {
+  for (const json& body :
+       {sims.openstack_account("os"), sims.ec2_account("aws"), sims.bcc_account("bcc")})
+    REQUIRE(http_send(server.port(), "POST", "/api/v1/cloud-accounts", body, admin).status == 201);
+}
+
+// The id of a running instance's node of `provider`, once its account has synced.
+std::string running_cloud_node(TestServer& server, const std::string& admin,
+                               const std::string& provider) {
+  REQUIRE(eventually([&] { return cloud_nodes(server, admin, provider).size() >= 3; }));
+  std::string node_id;
+  for (const auto& n : cloud_nodes(server, admin, provider))
+    if (n["power_state"] == "on") node_id = n["id"].get<std::string>();
+  REQUIRE_FALSE(node_id.empty());
+  return node_id;
+}
+
+// The task once it has finished (or as it is after 30 s).
+json finished_task(TestServer& server, const std::string& admin, const std::string& id) {
+  json task;
+  eventually([&] {
+    task = http_get(server.port(), "/api/v1/tasks/" + id, admin).json();
+    return task["finished_at"].is_string();
+  });
+  return task;
+}
+
 ActionReport power(TestServer& server, const std::string& node, PowerAction action) {
   auto future = asio::co_spawn(server.host().io_executor(),
                                server.host().cloud_sync()->power(node, action), asio::use_future);
@@ -211,18 +239,12 @@ TEST_CASE("a power action reaches the provider and the cloud node's power state 
   CloudSims sims;
   auto server = cloud_server();
   const auto admin = server.token("admin");
-  for (const json& body :
-       {sims.openstack_account("os"), sims.ec2_account("aws"), sims.bcc_account("bcc")})
-    REQUIRE(http_send(server.port(), "POST", "/api/v1/cloud-accounts", body, admin).status == 201);
+  enroll_all_providers(sims, server, admin);
 
   for (const std::string provider : {"openstack", "ec2", "bcc"}) {
     INFO(provider);
-    REQUIRE(eventually([&] { return cloud_nodes(server, admin, provider).size() >= 3; }));
     // A running instance: stop it, and the node reads off once the provider has stopped it.
-    std::string node_id;
-    for (const auto& n : cloud_nodes(server, admin, provider))
-      if (n["power_state"] == "on") node_id = n["id"].get<std::string>();
-    REQUIRE_FALSE(node_id.empty());
+    const std::string node_id = running_cloud_node(server, admin, provider);
     const ActionReport stopped = power(server, node_id, PowerAction::off);
     INFO(stopped.detail);
     REQUIRE(stopped.ok());
@@ -313,28 +335,17 @@ TEST_CASE("power tasks on cloud nodes are sent to the provider and verified agai
   CloudSims sims;
   auto server = cloud_server();
   const auto admin = server.token("admin");
-  for (const json& body :
-       {sims.openstack_account("os"), sims.ec2_account("aws"), sims.bcc_account("bcc")})
-    REQUIRE(http_send(server.port(), "POST", "/api/v1/cloud-accounts", body, admin).status == 201);
+  enroll_all_providers(sims, server, admin);
 
   for (const std::string provider : {"openstack", "ec2", "bcc"}) {
     INFO(provider);
-    REQUIRE(eventually([&] { return cloud_nodes(server, admin, provider).size() >= 3; }));
-    std::string node_id;
-    for (const auto& n : cloud_nodes(server, admin, provider))
-      if (n["power_state"] == "on") node_id = n["id"].get<std::string>();
-    REQUIRE_FALSE(node_id.empty());
+    const std::string node_id = running_cloud_node(server, admin, provider);
     auto run_task = [&](const json& body) {
       const auto res =
           http_send(server.port(), "POST", "/api/v1/nodes/" + node_id + "/power", body, admin);
       REQUIRE(res.status == 202);
       const std::string id = res.json()["id"];
-      json task;
-      eventually([&] {
-        task = http_get(server.port(), "/api/v1/tasks/" + id, admin).json();
-        return task["finished_at"].is_string();
-      });
-      return task;
+      return finished_task(server, admin, id);
     };
     const json off = run_task({{"action", "off"}});
     INFO(off.dump(2));
@@ -363,9 +374,7 @@ TEST_CASE("a reprovision task rebuilds a cloud instance through its provider",
   CloudSims sims;
   auto server = cloud_server();
   const auto admin = server.token("admin");
-  for (const json& body :
-       {sims.openstack_account("os"), sims.ec2_account("aws"), sims.bcc_account("bcc")})
-    REQUIRE(http_send(server.port(), "POST", "/api/v1/cloud-accounts", body, admin).status == 201);
+  enroll_all_providers(sims, server, admin);
   // An image each simulator knows (the ones their driver tests rebuild from).
   const std::map<std::string, std::string> images = {
       {"openstack", "11111111-2222-4333-8444-555555555555"},
@@ -374,11 +383,7 @@ TEST_CASE("a reprovision task rebuilds a cloud instance through its provider",
   const std::string password = "Rebuild-S3cret!";
   for (const auto& [provider, image] : images) {
     INFO(provider);
-    REQUIRE(eventually([&] { return cloud_nodes(server, admin, provider).size() >= 3; }));
-    std::string node_id;
-    for (const auto& n : cloud_nodes(server, admin, provider))
-      if (n["power_state"] == "on") node_id = n["id"].get<std::string>();
-    REQUIRE_FALSE(node_id.empty());
+    const std::string node_id = running_cloud_node(server, admin, provider);
     const auto res = http_send(server.port(), "POST", "/api/v1/nodes/" + node_id + "/reprovision",
                                {{"image", image}, {"admin_password", password}}, admin);
     INFO(res.body);
@@ -387,11 +392,7 @@ TEST_CASE("a reprovision task rebuilds a cloud instance through its provider",
     CHECK(http_get(server.port(), "/api/v1/nodes/" + node_id, admin).json()["lifecycle"] ==
           "provisioning");
     const std::string id = res.json()["id"];
-    json task;
-    eventually([&] {
-      task = http_get(server.port(), "/api/v1/tasks/" + id, admin).json();
-      return task["finished_at"].is_string();
-    });
+    const json task = finished_task(server, admin, id);
     INFO(task.dump(2));
     CHECK(task["state"] == "succeeded");
     CHECK(task["result"]["image"] == image);

@@ -87,7 +87,7 @@ json resume(TestServer& server, const std::string& token, const std::string& tas
   options.owner = "restarted-instance";
   TaskEngine engine(server.host().io_executor(), pool, server.host().tasks(),
                     {{"redfish", &server.host().redfish()}}, nullptr, &server.host().polls(),
-                    options);
+                    nullptr, options);
   engine.start();
   const json task = wait_task_end(server, token, task_id);
   engine.stop();

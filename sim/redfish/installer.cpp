@@ -1,0 +1,220 @@
+#include "sim/redfish/installer.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http.hpp>
+#include <optional>
+#include <sstream>
+
+#include "inventory/util/time.hpp"
+
+namespace ironhold::sim::redfish {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using nlohmann::json;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+struct PlainUrl {
+  std::string host, port = "80", target = "/";
+};
+
+// "http://host:port/path?query"; nothing for anything else.
+std::optional<PlainUrl> parse_plain_url(const std::string& url) {
+  constexpr std::string_view scheme = "http://";
+  if (url.compare(0, scheme.size(), scheme) != 0) return std::nullopt;
+  const std::string rest = url.substr(scheme.size());
+  const auto slash = rest.find('/');
+  std::string authority = rest.substr(0, slash);
+  PlainUrl out;
+  if (slash != std::string::npos) out.target = rest.substr(slash);
+  if (!authority.empty() && authority.front() == '[') {  // [::1]:8080
+    const auto close = authority.find(']');
+    if (close == std::string::npos) return std::nullopt;
+    out.host = authority.substr(1, close - 1);
+    if (close + 1 < authority.size() && authority[close + 1] == ':')
+      out.port = authority.substr(close + 2);
+  } else {
+    const auto colon = authority.rfind(':');
+    out.host = authority.substr(0, colon);
+    if (colon != std::string::npos) out.port = authority.substr(colon + 1);
+  }
+  if (out.host.empty() || out.port.empty()) return std::nullopt;
+  return out;
+}
+
+struct Exchange {
+  int status = 0;  // 0: no answer (see error)
+  std::string body;
+  std::string error;
+};
+
+asio::awaitable<Exchange> exchange(const std::string& url, http::verb method, std::string body) {
+  Exchange out;
+  const auto parsed = parse_plain_url(url);
+  if (!parsed) {
+    out.error = "not a plain http:// URL: " + url;
+    co_return out;
+  }
+  auto executor = co_await asio::this_coro::executor;
+  tcp::resolver resolver(executor);
+  beast::tcp_stream stream(executor);
+  boost::system::error_code ec;
+  auto token = asio::redirect_error(asio::use_awaitable, ec);
+  const auto endpoints = co_await resolver.async_resolve(parsed->host, parsed->port, token);
+  if (ec) {
+    out.error = "cannot resolve " + parsed->host + ": " + ec.message();
+    co_return out;
+  }
+  stream.expires_after(std::chrono::seconds(10));
+  co_await stream.async_connect(endpoints, token);
+  if (ec) {
+    out.error = "cannot connect to " + parsed->host + ":" + parsed->port + ": " + ec.message();
+    co_return out;
+  }
+  http::request<http::string_body> request{method, parsed->target, 11};
+  request.set(http::field::host, parsed->host + ":" + parsed->port);
+  request.set(http::field::user_agent, "iPXE/1.21 (ironhold-sim installer)");
+  if (!body.empty()) request.set(http::field::content_type, "application/json");
+  request.body() = std::move(body);
+  request.prepare_payload();
+  co_await http::async_write(stream, request, token);
+  if (ec) {
+    out.error = "sending the request failed: " + ec.message();
+    co_return out;
+  }
+  beast::flat_buffer buffer;
+  http::response<http::string_body> response;
+  co_await http::async_read(stream, buffer, response, token);
+  if (ec) {
+    out.error = "reading the answer failed: " + ec.message();
+    co_return out;
+  }
+  stream.socket().shutdown(tcp::socket::shutdown_both, ec);
+  out.status = static_cast<int>(response.result_int());
+  out.body = std::move(response.body());
+  co_return out;
+}
+
+std::string replace_all(std::string text, std::string_view from, std::string_view to) {
+  for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+std::string now_text() {
+  return format_rfc3339(std::chrono::system_clock::now());
+}
+
+}  // namespace
+
+std::map<std::string, std::string> ipxe_settings(const std::string& script) {
+  std::map<std::string, std::string> out;
+  std::istringstream lines(script);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    std::istringstream words(line);
+    std::string command, name, value;
+    if (!(words >> command >> name) || command != "set") continue;
+    std::getline(words >> std::ws, value);
+    out[name] = value;
+  }
+  return out;
+}
+
+Installer::Installer(asio::io_context& io, InstallerOptions options)
+    : io_(io), options_(std::move(options)) {}
+
+void Installer::boot(NetworkBoot boot) {
+  {
+    std::lock_guard lock(mutex_);
+    ++records_[boot.bmc].boots;
+  }
+  asio::co_spawn(io_, run(std::move(boot)), asio::detached);
+}
+
+json Installer::describe(unsigned bmc) const {
+  std::lock_guard lock(mutex_);
+  const auto it = records_.find(bmc);
+  if (it == records_.end()) return {{"boots", 0}, {"callbacks", 0}, {"last", nullptr}};
+  return {
+      {"boots", it->second.boots}, {"callbacks", it->second.callbacks}, {"last", it->second.last}};
+}
+
+void Installer::record(unsigned bmc, json outcome, bool called_back) {
+  std::lock_guard lock(mutex_);
+  Record& r = records_[bmc];
+  if (called_back) ++r.callbacks;
+  outcome["at"] = now_text();
+  r.last = std::move(outcome);
+}
+
+asio::awaitable<void> Installer::run(NetworkBoot boot) {
+  asio::steady_timer timer(io_);
+  timer.expires_after(boot.powering_on);
+  boost::system::error_code ec;
+  co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+  const std::string mac = boot.macs.empty() ? std::string() : boot.macs.front();
+  json outcome = {{"system", boot.system}, {"mac", mac}};
+  if (options_.pxe_url.empty() || mac.empty()) {
+    outcome["outcome"] = options_.pxe_url.empty() ? "no PXE server configured: booted from disk"
+                                                  : "no NIC to boot from: booted from disk";
+    record(boot.bmc, std::move(outcome), false);
+    co_return;
+  }
+  const std::string script_url = replace_all(options_.pxe_url, "${net0/mac}", mac);
+  auto fetching = exchange(script_url, http::verb::get, {});  // GCC 12: not inside the co_await
+  const Exchange script = co_await std::move(fetching);
+  outcome["script_status"] = script.status;
+  if (script.status != 200 || script.body.rfind("#!ipxe", 0) != 0) {
+    outcome["outcome"] = "no iPXE script (" +
+                         (script.status ? "HTTP " + std::to_string(script.status) : script.error) +
+                         "): booted from disk";
+    record(boot.bmc, std::move(outcome), false);
+    co_return;
+  }
+  const auto settings = ipxe_settings(script.body);
+  const auto callback = settings.find("ironhold_callback");
+  const auto token = settings.find("ironhold_token");
+  if (callback == settings.end() || token == settings.end()) {
+    outcome["outcome"] = "the iPXE script sets no ironhold_callback / ironhold_token";
+    record(boot.bmc, std::move(outcome), false);
+    co_return;
+  }
+  timer.expires_after(options_.install_time);
+  co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+  if (boot.faults.install_hangs) {
+    outcome["outcome"] = "the install hung (fault install_hangs): no call-back";
+    record(boot.bmc, std::move(outcome), false);
+    co_return;
+  }
+  const bool ok = !boot.faults.install_fails;
+  const json report = {
+      {"token", token->second},
+      {"status", ok ? "succeeded" : "failed"},
+      {"message", ok ? "installed by the simulated installer"
+                     : "the simulated installer failed (fault install_fails): no disk found"},
+      {"installer", "ironhold-sim"}};
+  auto calling = exchange(callback->second, http::verb::post, report.dump());
+  const Exchange answer = co_await std::move(calling);
+  outcome["callback_status"] = answer.status;
+  outcome["outcome"] =
+      answer.status == 200
+          ? std::string(ok ? "installed; call-back accepted" : "install failed; call-back accepted")
+          : "call-back refused (" +
+                (answer.status ? "HTTP " + std::to_string(answer.status) : answer.error) + ")";
+  record(boot.bmc, std::move(outcome), answer.status == 200);
+}
+
+}  // namespace ironhold::sim::redfish
