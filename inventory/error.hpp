@@ -8,15 +8,16 @@
 namespace ironhold {
 
 enum class ErrorKind {
-  invalid,           // malformed input: a wrong type, a missing field (HTTP 400)
-  unauthenticated,   // missing or invalid credential (401)
-  forbidden,         // role too low (403)
-  not_found,         // unknown id or name (404)
-  conflict,          // duplicate name, wrong state (409)
-  unprocessable,     // well-formed but unacceptable: unknown driver, bad endpoint (422)
-  unsupported_media, // a body that is not JSON where JSON is expected (415)
-  unavailable,       // a dependency (the database) cannot be reached (503)
-  internal,          // a bug (500)
+  invalid,            // malformed input: a wrong type, a missing field (HTTP 400)
+  unauthenticated,    // missing or invalid credential (401)
+  forbidden,          // role too low (403)
+  not_found,          // unknown id or name (404)
+  conflict,           // duplicate name, wrong state (409)
+  unprocessable,      // well-formed but unacceptable: unknown driver, bad endpoint (422)
+  unsupported_media,  // a body that is not JSON where JSON is expected (415)
+  too_large,          // a body past what the server accepts (413)
+  unavailable,        // a dependency (the database) cannot be reached (503)
+  internal,           // a bug (500)
 };
 
 class Error : public std::runtime_error {
@@ -39,7 +40,9 @@ inline Error invalid(std::string message, std::string field = {}) {
 inline Error unprocessable(std::string message, std::string field = {}) {
   return Error(ErrorKind::unprocessable, std::move(message), std::move(field));
 }
-inline Error not_found(std::string message) { return Error(ErrorKind::not_found, std::move(message)); }
+inline Error not_found(std::string message) {
+  return Error(ErrorKind::not_found, std::move(message));
+}
 inline Error conflict(std::string message, std::string field = {}) {
   return Error(ErrorKind::conflict, std::move(message), std::move(field));
 }

@@ -61,29 +61,42 @@ Api::~Api() {
 
 // Coroutine bodies here avoid co_return inside try blocks and temporaries with destructors inside
 // co_await expressions: GCC 12 miscompiles some of those (a local destroyed twice).
-asio::awaitable<Response> Api::handle(Request request, std::string peer) {
+asio::awaitable<Reply> Api::handle(Request request, std::string peer, BodyReader* body) {
   const auto started = std::chrono::steady_clock::now();
   RequestContext ctx{request, {}, {}, {}, request_id_for(request), std::nullopt, {},
                      {},      {}, {}, {}};
   ctx.peer = std::move(peer);
+  ctx.body_reader = body;
   std::optional<Response> immediate;
   const Route* route = route_request(ctx, immediate);
-  Response res;
+  Reply reply;
+  bool failed = false;
   if (route) {
     try {
-      res = co_await dispatch(ctx, *route);
+      reply.response = co_await dispatch(ctx, *route);
     } catch (const Error& e) {
-      res = error_response(ctx, e);
+      reply.response = error_response(ctx, e);
+      failed = true;
     } catch (const std::exception& e) {
-      res = bug_response(ctx, e);
+      reply.response = bug_response(ctx, e);
+      failed = true;
     }
   } else {
-    res = std::move(*immediate);
+    reply.response = std::move(*immediate);
   }
+  if (!failed) reply.body = std::move(ctx.body_source);
   if (route && route->access != Access::anyone && is_mutating(request.method()))
-    co_await audit(ctx, *route, res);
-  finish(ctx, res, started);
-  co_return res;
+    co_await audit(ctx, *route, reply.response);
+  finish(ctx, reply.response, started);
+  co_return reply;
+}
+
+bool Api::streams_body(http::verb method, std::string_view target) const {
+  const std::string_view raw_path = target.substr(0, target.find('?'));
+  std::vector<std::string> segments;
+  if (!split_path(raw_path, segments)) return false;
+  const auto match = router_.match(method, segments);
+  return match.route && match.route->streams_body;
 }
 
 const Route* Api::route_request(RequestContext& ctx, std::optional<Response>& immediate) const {

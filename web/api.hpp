@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "inventory/error.hpp"
+#include "web/body_stream.hpp"
 #include "web/request_context.hpp"
 #include "web/router.hpp"
 #include "web/services.hpp"
@@ -33,8 +34,12 @@ class Api {
   }
 
   // Never throws: every failure becomes a problem response (a 500 is logged as a bug).
-  // `peer`: the client's address, as the connection knows it.
-  asio::awaitable<Response> handle(Request request, std::string peer = {});
+  // `peer`: the client's address, as the connection knows it. `body`: the request body still to
+  // be read, for a route that streams it (then `request` holds the headers only).
+  asio::awaitable<Reply> handle(Request request, std::string peer = {}, BodyReader* body = nullptr);
+  // Whether the route a request goes to reads its body as it arrives (see Route::streams_body):
+  // the server then hands it a BodyReader instead of reading the body first.
+  bool streams_body(http::verb method, std::string_view target) const;
 
  private:
   // Parses the target and finds the route; on failure sets `immediate` and returns null.

@@ -13,6 +13,7 @@ json hardware_schemas();
 json discovery_schemas();
 json cloud_schemas();
 json task_schemas();
+json firmware_schemas();
 
 namespace {
 
@@ -172,6 +173,7 @@ json component_schemas() {
   out.update(discovery_schemas());
   out.update(cloud_schemas());
   out.update(task_schemas());
+  out.update(firmware_schemas());
   return out;
 }
 

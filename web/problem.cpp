@@ -7,17 +7,28 @@ namespace {
 
 std::string_view slug(http::status status) {
   switch (status) {
-    case http::status::bad_request: return "bad-request";
-    case http::status::unauthorized: return "unauthorized";
-    case http::status::forbidden: return "forbidden";
-    case http::status::not_found: return "not-found";
-    case http::status::method_not_allowed: return "method-not-allowed";
-    case http::status::conflict: return "conflict";
-    case http::status::payload_too_large: return "payload-too-large";
-    case http::status::unsupported_media_type: return "unsupported-media-type";
-    case http::status::unprocessable_entity: return "unprocessable";
-    case http::status::service_unavailable: return "unavailable";
-    default: return "internal-error";
+    case http::status::bad_request:
+      return "bad-request";
+    case http::status::unauthorized:
+      return "unauthorized";
+    case http::status::forbidden:
+      return "forbidden";
+    case http::status::not_found:
+      return "not-found";
+    case http::status::method_not_allowed:
+      return "method-not-allowed";
+    case http::status::conflict:
+      return "conflict";
+    case http::status::payload_too_large:
+      return "payload-too-large";
+    case http::status::unsupported_media_type:
+      return "unsupported-media-type";
+    case http::status::unprocessable_entity:
+      return "unprocessable";
+    case http::status::service_unavailable:
+      return "unavailable";
+    default:
+      return "internal-error";
   }
 }
 
@@ -25,15 +36,26 @@ std::string_view slug(http::status status) {
 
 http::status status_of(ErrorKind kind) {
   switch (kind) {
-    case ErrorKind::invalid: return http::status::bad_request;
-    case ErrorKind::unauthenticated: return http::status::unauthorized;
-    case ErrorKind::forbidden: return http::status::forbidden;
-    case ErrorKind::not_found: return http::status::not_found;
-    case ErrorKind::conflict: return http::status::conflict;
-    case ErrorKind::unprocessable: return http::status::unprocessable_entity;
-    case ErrorKind::unsupported_media: return http::status::unsupported_media_type;
-    case ErrorKind::unavailable: return http::status::service_unavailable;
-    case ErrorKind::internal: return http::status::internal_server_error;
+    case ErrorKind::invalid:
+      return http::status::bad_request;
+    case ErrorKind::unauthenticated:
+      return http::status::unauthorized;
+    case ErrorKind::forbidden:
+      return http::status::forbidden;
+    case ErrorKind::not_found:
+      return http::status::not_found;
+    case ErrorKind::conflict:
+      return http::status::conflict;
+    case ErrorKind::unprocessable:
+      return http::status::unprocessable_entity;
+    case ErrorKind::unsupported_media:
+      return http::status::unsupported_media_type;
+    case ErrorKind::too_large:
+      return http::status::payload_too_large;
+    case ErrorKind::unavailable:
+      return http::status::service_unavailable;
+    case ErrorKind::internal:
+      return http::status::internal_server_error;
   }
   return http::status::internal_server_error;
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "inventory/db/token_store.hpp"
+#include "web/body_stream.hpp"
 #include "web/http.hpp"
 #include "web/router.hpp"
 
@@ -20,6 +21,10 @@ struct RequestContext {
   std::string request_id;
   std::optional<db::TokenInfo> token;
   std::string peer;  // the client's address ("127.0.0.1"); empty when not over a socket
+  // A streaming route's body, still to be read (null for every other route: the body is in
+  // `request`); and a handler's streamed answer body, if it has one.
+  BodyReader* body_reader = nullptr;
+  std::shared_ptr<BodySource> body_source;
 
   // The target of a mutating request, for its audit entry.
   std::optional<std::string> target_type, target_id, target_name;

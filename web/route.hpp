@@ -22,9 +22,9 @@ using Handler = std::function<asio::awaitable<Response>(RequestContext&)>;
 struct RouteDoc {
   std::string summary;
   nlohmann::json query_parameters = nlohmann::json::array();  // OpenAPI parameter objects
-  nlohmann::json request_body = nullptr;                       // a schema, or null
+  nlohmann::json request_body = nullptr;                      // a schema, or null
   int success_status = 200;
-  nlohmann::json response = nullptr;                           // a schema, or null for no body
+  nlohmann::json response = nullptr;  // a schema, or null for no body
 };
 
 struct Route {
@@ -33,6 +33,9 @@ struct Route {
   Access access;
   Handler handler;
   RouteDoc doc;
+  // The handler reads the request body through RequestContext::body_reader as it arrives (an
+  // upload bigger than memory) instead of the server reading it whole first.
+  bool streams_body = false;
 };
 
 }  // namespace ironhold::web

@@ -87,57 +87,186 @@ asio::awaitable<void> Server::accept_loop() {
   }
 }
 
+namespace {
+
+// A streaming route's body, read through the connection's parser as the handler asks for it.
+class ParserBodyReader final : public BodyReader {
+ public:
+  ParserBodyReader(beast::tcp_stream& stream, beast::flat_buffer& buffer,
+                   http::request_parser<http::buffer_body>& parser,
+                   std::chrono::milliseconds stall_timeout)
+      : stream_(stream), buffer_(buffer), parser_(parser), stall_timeout_(stall_timeout) {}
+
+  asio::awaitable<std::size_t> read(std::span<char> out) override {
+    if (parser_.is_done() || out.empty()) co_return 0;
+    auto& body = parser_.get().body();
+    body.data = out.data();
+    body.size = out.size();
+    stream_.expires_after(stall_timeout_);
+    auto [ec, bytes] = co_await http::async_read(stream_, buffer_, parser_, as_tuple_awaitable);
+    (void)bytes;
+    stream_.expires_never();
+    if (ec == http::error::need_buffer) ec = {};
+    if (ec == http::error::body_limit)
+      throw Error(ErrorKind::too_large, "the upload is larger than this server accepts");
+    if (ec)
+      throw invalid("the upload broke off after " + std::to_string(received_) +
+                    " bytes: " + ec.message());
+    const std::size_t n = out.size() - body.size;
+    received_ += n;
+    co_return n;
+  }
+
+  std::optional<std::uint64_t> content_length() const override {
+    const auto length = parser_.content_length();
+    return length ? std::optional<std::uint64_t>(*length) : std::nullopt;
+  }
+
+ private:
+  beast::tcp_stream& stream_;
+  beast::flat_buffer& buffer_;
+  http::request_parser<http::buffer_body>& parser_;
+  std::chrono::milliseconds stall_timeout_;
+  std::uint64_t received_ = 0;
+};
+
+bool expects_continue(const http::request_header<>& header) {
+  const auto expect = header[http::field::expect];
+  return beast::iequals(expect, "100-continue");
+}
+
+}  // namespace
+
 asio::awaitable<void> Server::serve(std::shared_ptr<Connection> connection) {
   auto& stream = connection->stream;
   beast::flat_buffer buffer;
   bool first = true;
   while (!stopping_) {
-    http::request_parser<http::string_body> parser;
-    parser.body_limit(options_.body_limit);
-    parser.header_limit(16 * 1024);
+    // The header first: the route decides whether the server reads the body or the handler does.
+    http::request_parser<http::empty_body> head;
+    head.header_limit(16 * 1024);
+    head.body_limit(boost::none);  // checked below, against the limit of the route's kind
     stream.expires_after(first ? options_.request_timeout : options_.idle_timeout);
     first = false;
-    auto [ec, bytes] = co_await http::async_read(stream, buffer, parser, as_tuple_awaitable);
+    auto [ec, bytes] = co_await http::async_read_header(stream, buffer, head, as_tuple_awaitable);
     (void)bytes;
     if (ec) {
-      if (ec == http::error::body_limit || ec == http::error::header_limit) {
-        // The rest of the body is not read: answer and close.
-        ProblemContext pctx{"", "", 11};
-        auto res = problem(
-            http::status::payload_too_large,
-            "the request body is larger than " + std::to_string(options_.body_limit) + " bytes",
-            pctx);
-        res.keep_alive(false);
-        stream.expires_after(options_.write_timeout);
-        co_await http::async_write(stream, res, as_tuple_awaitable);
+      if (ec == http::error::header_limit) {
+        co_await write_problem(*connection, http::status::request_header_fields_too_large,
+                               "the request header is larger than 16 KiB");
       } else if (ec != http::error::end_of_stream && ec != beast::error::timeout &&
                  ec != asio::error::operation_aborted && ec != asio::error::connection_reset &&
                  ec != asio::error::eof) {
-        ProblemContext pctx{"", "", 11};
-        auto res =
-            problem(http::status::bad_request, "malformed HTTP request: " + ec.message(), pctx);
-        res.keep_alive(false);
-        stream.expires_after(options_.write_timeout);
-        co_await http::async_write(stream, res, as_tuple_awaitable);
+        co_await write_problem(*connection, http::status::bad_request,
+                               "malformed HTTP request: " + ec.message());
       }
       break;
     }
+    const bool streams = api_.streams_body(head.get().method(), head.get().target());
+    const std::uint64_t limit = streams ? options_.upload_limit : options_.body_limit;
+    if (const auto length = head.content_length(); length && *length > limit) {
+      co_await write_problem(*connection, http::status::payload_too_large,
+                             "the request body is larger than " + std::to_string(limit) + " bytes");
+      break;
+    }
+    if (expects_continue(head.get())) {
+      // curl waits a second for this before it sends a body of more than a kilobyte.
+      http::response<http::empty_body> go_on{http::status::continue_, head.get().version()};
+      stream.expires_after(options_.write_timeout);
+      auto [continue_ec, sent] = co_await http::async_write(stream, go_on, as_tuple_awaitable);
+      (void)sent;
+      if (continue_ec) break;
+    }
     connection->busy = true;
-    Request request = parser.release();
-    const bool keep_alive = request.keep_alive();
-    stream.expires_never();  // the handler's own time is bounded by its database work
-    Response response = co_await api_.handle(std::move(request), connection->peer);
-    response.keep_alive(keep_alive && !stopping_);
-    stream.expires_after(options_.write_timeout);
-    auto [write_ec, written] = co_await http::async_write(stream, response, as_tuple_awaitable);
-    (void)written;
+    bool keep_alive = head.get().keep_alive();
+    Reply reply;
+    if (streams) {
+      http::request_parser<http::buffer_body> parser(std::move(head));
+      parser.body_limit(limit);
+      ParserBodyReader reader(stream, buffer, parser, options_.request_timeout);
+      Request request(parser.get().base());
+      stream.expires_never();
+      auto handling = api_.handle(std::move(request), connection->peer, &reader);
+      reply = co_await std::move(handling);
+      // A body the handler did not read to its end cannot be skipped reliably: close after.
+      if (!parser.is_done()) keep_alive = false;
+    } else {
+      http::request_parser<http::string_body> parser(std::move(head));
+      parser.body_limit(limit);
+      stream.expires_after(options_.request_timeout);
+      auto [body_ec, body_bytes] =
+          co_await http::async_read(stream, buffer, parser, as_tuple_awaitable);
+      (void)body_bytes;
+      if (body_ec) {
+        if (body_ec == http::error::body_limit)
+          co_await write_problem(
+              *connection, http::status::payload_too_large,
+              "the request body is larger than " + std::to_string(limit) + " bytes");
+        else if (body_ec != beast::error::timeout && body_ec != asio::error::connection_reset &&
+                 body_ec != asio::error::eof && body_ec != http::error::end_of_stream)
+          co_await write_problem(*connection, http::status::bad_request,
+                                 "malformed HTTP request: " + body_ec.message());
+        break;
+      }
+      stream.expires_never();  // the handler's own time is bounded by its database work
+      auto handling = api_.handle(parser.release(), connection->peer);
+      reply = co_await std::move(handling);
+    }
+    reply.response.keep_alive(keep_alive && !stopping_);
+    const bool written = co_await write_reply(*connection, reply);
     connection->busy = false;
-    if (write_ec || !response.keep_alive()) break;
+    if (!written || !reply.response.keep_alive()) break;
   }
   boost::system::error_code ignored;
   stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
   stream.close();
   forget(connection);
+}
+
+asio::awaitable<void> Server::write_problem(Connection& connection, http::status status,
+                                            std::string detail) {
+  // The rest of the request is not read: answer and close.
+  ProblemContext pctx{"", "", 11};
+  auto res = problem(status, detail, pctx);
+  res.keep_alive(false);
+  connection.stream.expires_after(options_.write_timeout);
+  auto [ec, written] = co_await http::async_write(connection.stream, res, as_tuple_awaitable);
+  (void)ec;
+  (void)written;
+}
+
+asio::awaitable<bool> Server::write_reply(Connection& connection, Reply& reply) {
+  auto& stream = connection.stream;
+  if (!reply.body) {
+    stream.expires_after(options_.write_timeout);
+    auto [ec, written] = co_await http::async_write(stream, reply.response, as_tuple_awaitable);
+    (void)written;
+    co_return !ec;
+  }
+  // A streamed body: the header (with the handler's Content-Length), then piece by piece.
+  http::response<http::buffer_body> res{reply.response.base()};
+  res.body().data = nullptr;
+  res.body().more = true;
+  http::response_serializer<http::buffer_body> serializer{res};
+  stream.expires_after(options_.write_timeout);
+  auto [header_ec, header_bytes] =
+      co_await http::async_write_header(stream, serializer, as_tuple_awaitable);
+  (void)header_bytes;
+  if (header_ec) co_return false;
+  for (;;) {
+    std::string piece = co_await reply.body->next();
+    if (reply.body->failed()) co_return false;  // the client sees a short body
+    const bool last = piece.empty();
+    res.body().data = last ? nullptr : piece.data();
+    res.body().size = piece.size();
+    res.body().more = !last;
+    stream.expires_after(options_.write_timeout);
+    auto [ec, written] = co_await http::async_write(stream, serializer, as_tuple_awaitable);
+    (void)written;
+    if (ec == http::error::need_buffer) ec = {};
+    if (ec) co_return false;
+    if (last) co_return true;
+  }
 }
 
 void Server::forget(const std::shared_ptr<Connection>& connection) {

@@ -18,10 +18,12 @@ namespace ironhold::web {
 
 struct ServerOptions {
   std::size_t body_limit = 1024 * 1024;
+  // The body of a route that streams it (a firmware image upload) may be this big.
+  std::uint64_t upload_limit = 8ull << 30;
   std::chrono::milliseconds request_timeout{30'000};  // to read one whole request
   std::chrono::milliseconds idle_timeout{60'000};     // between keep-alive requests
   std::chrono::milliseconds write_timeout{30'000};
-  std::chrono::milliseconds shutdown_grace{10'000};   // for requests in flight at shutdown
+  std::chrono::milliseconds shutdown_grace{10'000};  // for requests in flight at shutdown
 };
 
 // "127.0.0.1:8080", "[::1]:8080", ":8080" (all addresses); throws ironhold::Error (invalid).
@@ -43,6 +45,11 @@ class Server {
  private:
   asio::awaitable<void> accept_loop();
   asio::awaitable<void> serve(std::shared_ptr<Connection> connection);
+  // Answers a request that is not read to its end (too big, malformed); the connection closes.
+  asio::awaitable<void> write_problem(Connection& connection, http::status status,
+                                      std::string detail);
+  // Writes the reply (its streamed body too); false when the connection broke.
+  asio::awaitable<bool> write_reply(Connection& connection, Reply& reply);
   void forget(const std::shared_ptr<Connection>& connection);
   void maybe_finish_shutdown();
 

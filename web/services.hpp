@@ -6,8 +6,10 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <type_traits>
 
+#include "inventory/crypto/url_signer.hpp"
 #include "inventory/db/audit_store.hpp"
 #include "inventory/db/cloud_account_store.hpp"
+#include "inventory/db/firmware_image_store.hpp"
 #include "inventory/db/hardware_store.hpp"
 #include "inventory/db/lifecycle_store.hpp"
 #include "inventory/db/node_store.hpp"
@@ -53,6 +55,9 @@ struct Services {
   // reach this service at (--advertise-url; empty: installers could not call back, 503).
   db::ProvisioningStore* provisioning = nullptr;
   std::string advertise_url;
+  // Firmware images, and the signer of the URLs BMCs download them from (null: 503).
+  db::FirmwareImageStore* firmware_images = nullptr;
+  const crypto::UrlSigner* url_signer = nullptr;
 
   // Runs fn() on the blocking pool (see on_pool).
   template <class Fn>

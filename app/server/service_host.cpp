@@ -23,6 +23,8 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
       tasks_(std::make_unique<db::TaskStore>(*database_, box_)),
       lifecycle_(std::make_unique<db::LifecycleStore>(*database_, box_, *nodes_)),
       provisioning_(std::make_unique<db::ProvisioningStore>(*database_)),
+      firmware_images_(std::make_unique<db::FirmwareImageStore>(*database_)),
+      url_signer_(config.master_key),
       io_(config.io_threads),
       blocking_pool_(static_cast<std::size_t>(config.database_connections)),
       prober_(config.probe) {
@@ -43,10 +45,24 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
                                                 std::move(drivers), cloud_sync_.get(), polls_.get(),
                                                 provisioning_.get(), config.tasks);
   }
-  services_ = std::make_unique<web::Services>(web::Services{
-      *database_, *nodes_, *tokens_, *audit_, blocking_pool_, &prober_, hardware_.get(),
-      polls_.get(), poller_ ? &poller_->metrics() : nullptr, cloud_accounts_.get(),
-      cloud_sync_.get(), tasks_.get(), task_engine_.get(), lifecycle_.get(), provisioning_.get()});
+  services_ = std::make_unique<web::Services>(web::Services{*database_,
+                                                            *nodes_,
+                                                            *tokens_,
+                                                            *audit_,
+                                                            blocking_pool_,
+                                                            &prober_,
+                                                            hardware_.get(),
+                                                            polls_.get(),
+                                                            poller_ ? &poller_->metrics() : nullptr,
+                                                            cloud_accounts_.get(),
+                                                            cloud_sync_.get(),
+                                                            tasks_.get(),
+                                                            task_engine_.get(),
+                                                            lifecycle_.get(),
+                                                            provisioning_.get(),
+                                                            {},
+                                                            firmware_images_.get(),
+                                                            &url_signer_});
   api_ = std::make_unique<web::Api>(*services_);
   web::register_all_routes(*api_);
   server_ = std::make_unique<web::Server>(io_, *api_, config.server);
@@ -110,11 +126,12 @@ void ServiceHost::schedule_maintenance(std::chrono::milliseconds delay) {
       try {
         const auto report = db::run_maintenance(*database_, config_.retention);
         if (report.partitions_created || report.partitions_dropped ||
-            report.idempotency_keys_expired)
+            report.idempotency_keys_expired || report.uploads_discarded)
           log::info("database maintenance",
                     {{"partitions_created", report.partitions_created},
                      {"partitions_dropped", report.partitions_dropped},
-                     {"idempotency_keys_expired", report.idempotency_keys_expired}});
+                     {"idempotency_keys_expired", report.idempotency_keys_expired},
+                     {"uploads_discarded", report.uploads_discarded}});
       } catch (const std::exception& e) {
         log::warn("database maintenance failed; retrying later", {{"error", e.what()}});
       }

@@ -17,9 +17,11 @@
 #include "bmc/redfish/redfish_driver.hpp"
 #include "inventory/cloud/cloud_sync.hpp"
 #include "inventory/crypto/secret_box.hpp"
+#include "inventory/crypto/url_signer.hpp"
 #include "inventory/db/audit_store.hpp"
 #include "inventory/db/cloud_account_store.hpp"
 #include "inventory/db/database.hpp"
+#include "inventory/db/firmware_image_store.hpp"
 #include "inventory/db/hardware_store.hpp"
 #include "inventory/db/lifecycle_store.hpp"
 #include "inventory/db/maintenance.hpp"
@@ -109,6 +111,8 @@ class ServiceHost {
   std::unique_ptr<db::TaskStore> tasks_;
   std::unique_ptr<db::LifecycleStore> lifecycle_;
   std::unique_ptr<db::ProvisioningStore> provisioning_;
+  std::unique_ptr<db::FirmwareImageStore> firmware_images_;
+  crypto::UrlSigner url_signer_;
   boost::asio::io_context io_;
   boost::asio::thread_pool blocking_pool_;
   bmc::BmcProber prober_;

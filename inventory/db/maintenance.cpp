@@ -19,6 +19,11 @@ MaintenanceReport run_maintenance(Database& db, const RetentionPolicy& policy) {
     report.idempotency_keys_expired = static_cast<int>(
         tx.exec("DELETE FROM idempotency_keys WHERE created_at < now() - interval '24 hours'")
             .affected_rows());
+    // An upload whose instance died mid-way left its chunks behind; a day is past any upload.
+    report.uploads_discarded =
+        static_cast<int>(tx.exec("DELETE FROM firmware_images WHERE state = 'uploading' "
+                                 "AND created_at < now() - interval '24 hours'")
+                             .affected_rows());
     return report;
   });
 }

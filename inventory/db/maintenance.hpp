@@ -15,6 +15,7 @@ struct MaintenanceReport {
   int partitions_created = 0;
   int partitions_dropped = 0;
   int idempotency_keys_expired = 0;
+  int uploads_discarded = 0;  // firmware image uploads that never finished
 };
 
 MaintenanceReport run_maintenance(Database& db, const RetentionPolicy& policy);

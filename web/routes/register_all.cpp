@@ -19,6 +19,7 @@ void register_all_routes(Api& api) {
   register_console_routes(api);
   register_metrics_routes(api);
   register_provisioning_routes(api);
+  register_firmware_image_routes(api);
 }
 
 }  // namespace ironhold::web

@@ -20,5 +20,6 @@ void register_task_routes(Api& api);
 void register_bulk_action_routes(Api& api);
 void register_node_lifecycle_routes(Api& api);
 void register_provisioning_routes(Api& api);
+void register_firmware_image_routes(Api& api);
 
 }  // namespace ironhold::web

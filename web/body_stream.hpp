@@ -1,0 +1,41 @@
+#pragma once
+// Bodies too big to hold in memory, in both directions: a route marked `streams_body` reads its
+// request body piece by piece as it arrives (a firmware image upload), and a handler may answer
+// with a BodySource that the server writes out piece by piece (the image's download).
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "web/http.hpp"
+
+namespace ironhold::web {
+
+class BodyReader {
+ public:
+  virtual ~BodyReader() = default;
+  // Up to out.size() bytes of the body; 0 at its end. Throws ironhold::Error for a body that
+  // breaks off, stalls past the request timeout or grows past the upload limit.
+  virtual asio::awaitable<std::size_t> read(std::span<char> out) = 0;
+  // The declared length, when the client sent Content-Length.
+  virtual std::optional<std::uint64_t> content_length() const = 0;
+};
+
+class BodySource {
+ public:
+  virtual ~BodySource() = default;
+  // The next piece of the body; empty at its end. Never throws: on a failure it returns empty
+  // with failed() set, and the server cuts the connection (the client sees a short body).
+  virtual asio::awaitable<std::string> next() = 0;
+  virtual bool failed() const = 0;
+};
+
+// What the API answers: the response, and its body as a source when it is streamed (then the
+// response carries the headers and Content-Length only).
+struct Reply {
+  Response response;
+  std::shared_ptr<BodySource> body;
+};
+
+}  // namespace ironhold::web
