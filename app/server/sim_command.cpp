@@ -69,6 +69,10 @@ int run_redfish(std::span<const std::string> argv) {
            .help = "how long the simulated installer takes before it calls back",
            .default_value = "3000",
            .value_name = "MS"},
+          {.name = "update-ms",
+           .help = "how long a SimpleUpdate's task runs once the image is downloaded",
+           .default_value = "5000",
+           .value_name = "MS"},
       });
   args.parse(argv);
   if (args.help_requested()) return std::cout << args.help_text(), 0;
@@ -94,6 +98,8 @@ int run_redfish(std::span<const std::string> argv) {
     throw cli::UsageError("--pxe-url must be a plain http:// URL (what PXE clients fetch)");
   options.installer.install_time = std::chrono::milliseconds(
       parse_unsigned(args.value_or("install-ms", "3000"), "install-ms", 0, 3'600'000));
+  options.updater.update_time = std::chrono::milliseconds(
+      parse_unsigned(args.value_or("update-ms", "5000"), "update-ms", 0, 3'600'000));
   return sim::run_redfish_fleet(options, std::cout);
 }
 

@@ -179,6 +179,7 @@ json to_json(const BmcCounters& c) {
           {"identify_changes", c.identify_changes},
           {"firmware_updates", c.firmware_updates},
           {"network_boots", c.network_boots},
+          {"updates_completed", c.updates_completed},
           {"requests", c.requests},
           {"selected_reads", c.selected_reads}};
 }
@@ -211,6 +212,7 @@ BmcState::BmcState(const Mockup& mockup, BmcConfig config) : config_(std::move(c
     machine.started = config_.now();
     power_.emplace(path, std::move(machine));
   }
+  if (!simple_update_target_.empty()) ensure_task_service();
 }
 
 BmcCounters BmcState::counters() const {

@@ -16,6 +16,7 @@
 #include "sim/redfish/faults.hpp"
 #include "sim/redfish/installer.hpp"
 #include "sim/redfish/mockup.hpp"
+#include "sim/redfish/updater.hpp"
 
 namespace ironhold::sim::redfish {
 
@@ -36,6 +37,9 @@ struct BmcConfig {
   // Called (under the BMC's lock: it must only hand the work on) when a reset restarts a System
   // into a one-time or continuous PXE boot; the fleet's Installer plays the PXE ROM and installer.
   std::function<void(NetworkBoot)> network_boot;
+  // Called (under the BMC's lock, like network_boot) when SimpleUpdate accepts an image; the
+  // fleet's Updater downloads it and carries the Task to its end through the methods below.
+  std::function<void(FirmwareJob)> firmware_update;
 };
 
 struct BmcCounters {
@@ -44,11 +48,12 @@ struct BmcCounters {
   std::map<std::string, unsigned> resets;  // accepted resets by ResetType
   std::map<std::string, unsigned> manager_resets;  // accepted #Manager.Reset by ResetType
   unsigned boot_overrides = 0;                     // accepted PATCHes of Boot
-  unsigned identify_changes = 0;  // accepted PATCHes of LocationIndicatorActive / IndicatorLED
-  unsigned firmware_updates = 0;  // accepted UpdateService.SimpleUpdate actions
-  unsigned network_boots = 0;     // restarts into a PXE boot override
-  unsigned requests = 0;          // requests answered by handle()
-  unsigned selected_reads = 0;    // GETs answered with $select
+  unsigned identify_changes = 0;   // accepted PATCHes of LocationIndicatorActive / IndicatorLED
+  unsigned firmware_updates = 0;   // accepted UpdateService.SimpleUpdate actions
+  unsigned network_boots = 0;      // restarts into a PXE boot override
+  unsigned updates_completed = 0;  // SimpleUpdate tasks that installed their image
+  unsigned requests = 0;           // requests answered by handle()
+  unsigned selected_reads = 0;     // GETs answered with $select
 };
 nlohmann::json to_json(const BmcCounters& counters);
 
@@ -83,6 +88,15 @@ class BmcState {
   nlohmann::json append_sel(const std::string& severity, const std::string& message,
                             const std::string& sensor_type = {}, const std::string& system = {});
   void expire_sessions();  // every client must log in again
+  // The updater's side of a SimpleUpdate: merges `patch` into the Task at `task_path`; installs a
+  // version on the firmware inventory entries named (or, with none, the entry whose Id is
+  // `component`), at once or at the System's next reset. ironhold::Error (not_found) when there
+  // is no such entry.
+  void update_task(const std::string& task_path, const nlohmann::json& patch);
+  void install_firmware(const std::vector<std::string>& targets, const std::string& component,
+                        const std::string& version, bool on_reset);
+  // The Version of a firmware inventory entry ("/redfish/v1/UpdateService/FirmwareInventory/BMC").
+  std::string firmware_version(const std::string& entry_path) const;
   // An administrator changed the account's password: logins need the new one; open sessions
   // stay valid, as on most BMCs.
   void set_password(std::string password);
@@ -129,6 +143,7 @@ class BmcState {
   // A restart about to bring the System On: a PXE boot override is used (a one-time one is
   // cleared, as BMCs do) and the network boot reported to config_.network_boot.
   void network_boot_if_asked(const std::string& system_path, Clock::duration until_on);
+  void ensure_task_service();
   std::vector<std::string> system_macs(const std::string& system_path) const;
   std::string system_path(const std::string& system) const;            // throws not_found
   std::string sel_entries_path(const std::string& system_path) const;  // empty when none
@@ -151,6 +166,9 @@ class BmcState {
   std::uint64_t seed_ = 0;
   std::map<std::string, std::string> manager_reset_targets_;  // action target -> Manager path
   std::string simple_update_target_;
+  std::string tasks_path_;  // the TaskService's Tasks collection (made when the mockup has none)
+  unsigned next_task_ = 1;
+  std::map<std::string, std::string> pending_firmware_;  // entry path -> version at next reset
   std::map<std::string, std::vector<nlohmann::json>> added_sel_;
   std::map<std::string, std::string>
       health_set_;  // by system path: what set_health chose  // by entries path, for saving

@@ -65,6 +65,10 @@ Faults faults_from_json(const json& body, Faults f) {
       f.install_fails = bool_field(value, "install_fails");
     } else if (key == "install_hangs") {
       f.install_hangs = bool_field(value, "install_hangs");
+    } else if (key == "update_fails") {
+      f.update_fails = bool_field(value, "update_fails");
+    } else if (key == "update_hangs") {
+      f.update_hangs = bool_field(value, "update_hangs");
     } else {
       throw invalid("unknown fault \"" + key + "\"", key);
     }
@@ -84,7 +88,9 @@ json to_json(const Faults& f) {
           {"huge_body_bytes", f.huge_body_bytes},
           {"ignore_resets", f.ignore_resets},
           {"install_fails", f.install_fails},
-          {"install_hangs", f.install_hangs}};
+          {"install_hangs", f.install_hangs},
+          {"update_fails", f.update_fails},
+          {"update_hangs", f.update_hangs}};
 }
 
 json active_faults(const Faults& f) {

@@ -24,6 +24,9 @@ struct Faults {
   // never calls back (a hung install).
   bool install_fails = false;
   bool install_hangs = false;
+  // A SimpleUpdate's task (updater.hpp): ends in Exception after the download, or stays Running.
+  bool update_fails = false;
+  bool update_hangs = false;
 
   bool any() const;
   bool operator==(const Faults&) const = default;

@@ -95,6 +95,8 @@ RedfishFleet::RedfishFleet(const RedfishFleetOptions& options) : tls_(options.tl
   if (!options.state_dir.empty())
     state_dir_ = std::make_unique<redfish::StateDir>(options.state_dir);
   installer_ = std::make_unique<redfish::Installer>(io_, options.installer);
+  updater_ = std::make_unique<redfish::Updater>(
+      io_, options.updater, [this](unsigned i) -> redfish::BmcState& { return *bmc(i).state; });
   unsigned index = 0;
   for (const auto& [dir, n] : groups) {
     const redfish::Mockup mockup = redfish::Mockup::load(dir);
@@ -124,6 +126,8 @@ void RedfishFleet::add_bmc(unsigned index, const redfish::Mockup& mockup,
   config.network_boot = [installer](redfish::NetworkBoot boot) {
     installer->boot(std::move(boot));
   };
+  redfish::Updater* updater = updater_.get();
+  config.firmware_update = [updater](redfish::FirmwareJob job) { updater->start(std::move(job)); };
   bmc->state = std::make_unique<redfish::BmcState>(mockup, std::move(config));
   if (!saved.state.is_null()) bmc->state->restore_state(saved.state);
   if (state_dir_) {

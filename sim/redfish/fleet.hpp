@@ -17,6 +17,7 @@
 #include "sim/redfish/installer.hpp"
 #include "sim/redfish/redfish_server.hpp"
 #include "sim/redfish/state_dir.hpp"
+#include "sim/redfish/updater.hpp"
 
 namespace ironhold::sim {
 
@@ -45,6 +46,8 @@ struct RedfishFleetOptions {
   // What a restart into a PXE boot finds (see installer.hpp): the script URL the site's DHCP
   // would hand out, and how long the simulated install takes.
   redfish::InstallerOptions installer;
+  // How long a SimpleUpdate's Task runs once the image is downloaded (see updater.hpp).
+  redfish::UpdaterOptions updater;
 };
 
 // The addresses the BMCs bind, in order; throws ironhold::Error (invalid) for a bad HOST:PORT, a
@@ -109,6 +112,7 @@ class RedfishFleet {
   boost::asio::io_context io_;
   std::vector<std::unique_ptr<Bmc>> bmcs_;
   std::unique_ptr<redfish::Installer> installer_;  // after io_: destroyed before it
+  std::unique_ptr<redfish::Updater> updater_;
   std::unique_ptr<redfish::ControlServer> control_;
   std::string control_endpoint_;
   std::thread thread_;

@@ -2,6 +2,7 @@
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -14,6 +15,7 @@
 #include <sstream>
 
 #include "inventory/util/time.hpp"
+#include "sim/http_fetch.hpp"
 
 namespace ironhold::sim::redfish {
 
@@ -24,87 +26,6 @@ using nlohmann::json;
 using tcp = asio::ip::tcp;
 
 namespace {
-
-struct PlainUrl {
-  std::string host, port = "80", target = "/";
-};
-
-// "http://host:port/path?query"; nothing for anything else.
-std::optional<PlainUrl> parse_plain_url(const std::string& url) {
-  constexpr std::string_view scheme = "http://";
-  if (url.compare(0, scheme.size(), scheme) != 0) return std::nullopt;
-  const std::string rest = url.substr(scheme.size());
-  const auto slash = rest.find('/');
-  std::string authority = rest.substr(0, slash);
-  PlainUrl out;
-  if (slash != std::string::npos) out.target = rest.substr(slash);
-  if (!authority.empty() && authority.front() == '[') {  // [::1]:8080
-    const auto close = authority.find(']');
-    if (close == std::string::npos) return std::nullopt;
-    out.host = authority.substr(1, close - 1);
-    if (close + 1 < authority.size() && authority[close + 1] == ':')
-      out.port = authority.substr(close + 2);
-  } else {
-    const auto colon = authority.rfind(':');
-    out.host = authority.substr(0, colon);
-    if (colon != std::string::npos) out.port = authority.substr(colon + 1);
-  }
-  if (out.host.empty() || out.port.empty()) return std::nullopt;
-  return out;
-}
-
-struct Exchange {
-  int status = 0;  // 0: no answer (see error)
-  std::string body;
-  std::string error;
-};
-
-asio::awaitable<Exchange> exchange(const std::string& url, http::verb method, std::string body) {
-  Exchange out;
-  const auto parsed = parse_plain_url(url);
-  if (!parsed) {
-    out.error = "not a plain http:// URL: " + url;
-    co_return out;
-  }
-  auto executor = co_await asio::this_coro::executor;
-  tcp::resolver resolver(executor);
-  beast::tcp_stream stream(executor);
-  boost::system::error_code ec;
-  auto token = asio::redirect_error(asio::use_awaitable, ec);
-  const auto endpoints = co_await resolver.async_resolve(parsed->host, parsed->port, token);
-  if (ec) {
-    out.error = "cannot resolve " + parsed->host + ": " + ec.message();
-    co_return out;
-  }
-  stream.expires_after(std::chrono::seconds(10));
-  co_await stream.async_connect(endpoints, token);
-  if (ec) {
-    out.error = "cannot connect to " + parsed->host + ":" + parsed->port + ": " + ec.message();
-    co_return out;
-  }
-  http::request<http::string_body> request{method, parsed->target, 11};
-  request.set(http::field::host, parsed->host + ":" + parsed->port);
-  request.set(http::field::user_agent, "iPXE/1.21 (ironhold-sim installer)");
-  if (!body.empty()) request.set(http::field::content_type, "application/json");
-  request.body() = std::move(body);
-  request.prepare_payload();
-  co_await http::async_write(stream, request, token);
-  if (ec) {
-    out.error = "sending the request failed: " + ec.message();
-    co_return out;
-  }
-  beast::flat_buffer buffer;
-  http::response<http::string_body> response;
-  co_await http::async_read(stream, buffer, response, token);
-  if (ec) {
-    out.error = "reading the answer failed: " + ec.message();
-    co_return out;
-  }
-  stream.socket().shutdown(tcp::socket::shutdown_both, ec);
-  out.status = static_cast<int>(response.result_int());
-  out.body = std::move(response.body());
-  co_return out;
-}
 
 std::string replace_all(std::string text, std::string_view from, std::string_view to) {
   for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
@@ -141,7 +62,10 @@ void Installer::boot(NetworkBoot boot) {
     std::lock_guard lock(mutex_);
     ++records_[boot.bmc].boots;
   }
-  asio::co_spawn(io_, run(std::move(boot)), asio::detached);
+  // Posted, never run inline: the caller holds the BMC's lock.
+  asio::post(io_, [this, boot = std::move(boot)]() mutable {
+    asio::co_spawn(io_, run(std::move(boot)), asio::detached);
+  });
 }
 
 json Installer::describe(unsigned bmc) const {
@@ -174,8 +98,8 @@ asio::awaitable<void> Installer::run(NetworkBoot boot) {
     co_return;
   }
   const std::string script_url = replace_all(options_.pxe_url, "${net0/mac}", mac);
-  auto fetching = exchange(script_url, http::verb::get, {});  // GCC 12: not inside the co_await
-  const Exchange script = co_await std::move(fetching);
+  auto fetching = http_fetch(script_url, http::verb::get, {});  // GCC 12: not inside the co_await
+  const FetchResult script = co_await std::move(fetching);
   outcome["script_status"] = script.status;
   if (script.status != 200 || script.body.rfind("#!ipxe", 0) != 0) {
     outcome["outcome"] = "no iPXE script (" +
@@ -206,8 +130,8 @@ asio::awaitable<void> Installer::run(NetworkBoot boot) {
       {"message", ok ? "installed by the simulated installer"
                      : "the simulated installer failed (fault install_fails): no disk found"},
       {"installer", "ironhold-sim"}};
-  auto calling = exchange(callback->second, http::verb::post, report.dump());
-  const Exchange answer = co_await std::move(calling);
+  auto calling = http_fetch(callback->second, http::verb::post, report.dump());
+  const FetchResult answer = co_await std::move(calling);
   outcome["callback_status"] = answer.status;
   outcome["outcome"] =
       answer.status == 200
