@@ -16,7 +16,6 @@ using namespace std::chrono_literals;
 namespace {
 
 struct Fixture : ironhold::test::StoreFixture {
-  db::TaskStore tasks{db, box};
   db::ProvisioningStore sessions{db};
 
   // A node ready to be reprovisioned.
@@ -33,14 +32,7 @@ struct Fixture : ironhold::test::StoreFixture {
   }
 
   std::string reprovision(const std::string& node) {
-    db::NewTask t;
-    t.kind = TaskKind::reprovision;
-    t.node = node;
-    t.parameters =
-        parse_task_parameters(TaskKind::reprovision, {{"image", "http://images.example/ubuntu"}});
-    t.requested_by = "tester";
-    const db::NewTask one[] = {t};
-    return tasks.create(one, std::nullopt).tasks.at(0).id;
+    return create(node, {{"image", "http://images.example/ubuntu"}}, TaskKind::reprovision).id;
   }
 
   db::CallbackReport report(bool ok, const std::string& message) {

@@ -18,19 +18,6 @@ using namespace std::chrono_literals;
 namespace {
 
 struct Fixture : ironhold::test::StoreFixture {
-  db::TaskStore tasks{db, box};
-
-  Task create(const std::string& node, const json& body = {{"action", "cycle"}},
-              TaskKind kind = TaskKind::power) {
-    db::NewTask t;
-    t.kind = kind;
-    t.node = node;
-    t.parameters = parse_task_parameters(kind, body);
-    t.requested_by = "tester";
-    const db::NewTask one[] = {t};
-    return tasks.create(one, std::nullopt).tasks.at(0);
-  }
-
   // Runs a query on a connection of its own (what an operator's psql would see).
   pqxx::result query(const std::string& sql) {
     pqxx::connection c(database.url());
