@@ -84,8 +84,10 @@ TEST_CASE("timeout accepts and never answers", "[sim][redfish][faults]") {
   CurlCall call;
   call.timeout_ms = 500;
   const auto reply = curl_fetch(f.faulty, call);
+  // curl's own timer ends the call; its clock and ours may disagree by a millisecond, so the proof
+  // is the timeout code and the missing status line, not the elapsed time.
   CHECK(reply.code == CURLE_OPERATION_TIMEDOUT);
-  CHECK(reply.elapsed >= 500ms);
+  CHECK(reply.status == 0);
   f.check_neighbour();
 }
 
