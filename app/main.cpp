@@ -28,6 +28,8 @@ constexpr const char* usage =
     "  identify     turn a node's identify LED on or off\n"
     "  reprovision  reprovision nodes (cloud instances: the provider's rebuild)\n"
     "  bulk         one action on every node a selector matches\n"
+    "  firmware     firmware images and updates of owned servers\n"
+    "  rollout      staged firmware rollouts (canary, batches, health gate)\n"
     "  task         show, list or cancel tasks\n"
     "\n"
     "Run ironhold COMMAND --help for a command's options.\n";
@@ -63,6 +65,8 @@ int main(int argc, char** argv) {
   if (command == "task") return ironhold::cli::run_task_command(rest);
   if (command == "reprovision") return ironhold::cli::run_reprovision_command(rest);
   if (command == "bulk") return ironhold::cli::run_bulk_command(rest);
+  if (command == "firmware") return ironhold::cli::run_firmware_command(rest);
+  if (command == "rollout") return ironhold::cli::run_rollout_command(rest);
   std::cerr << "ironhold: unknown command \"" << command << "\"\n\n" << usage;
   return 2;
 }

@@ -99,6 +99,18 @@ json task_schemas() {
         seconds(5, 14400, 3600,
                 "how long to wait for the instance to run again, or for the installer's "
                 "call-back")}});
+  json firmware = request(
+      {"image"},
+      {{"image",
+        {{"type", "string"}, {"format", "uuid"}, {"description", "a firmware image's id"}}},
+       {"reset",
+        {{"type", "boolean"},
+         {"default", true},
+         {"description",
+          "reset the System when the BMC says the new firmware waits for one (false: leave it "
+          "staged; the task then ends without confirming the version)"}}},
+       {"timeout_s",
+        seconds(10, 14400, 3600, "how long the BMC's update task may take to finish")}});
   json selector = {
       {"type", "object"},
       {"minProperties", 1},
@@ -135,7 +147,8 @@ json task_schemas() {
           {"PowerRequest", power},
           {"BootRequest", boot},
           {"IdentifyRequest", identify},
-          {"ReprovisionRequest", reprovision}};
+          {"ReprovisionRequest", reprovision},
+          {"FirmwareUpdateRequest", firmware}};
 }
 
 }  // namespace ironhold::web::openapi

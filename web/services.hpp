@@ -8,8 +8,10 @@
 
 #include "inventory/crypto/url_signer.hpp"
 #include "inventory/db/audit_store.hpp"
+#include "inventory/db/baseline_store.hpp"
 #include "inventory/db/cloud_account_store.hpp"
 #include "inventory/db/firmware_image_store.hpp"
+#include "inventory/db/rollout_store.hpp"
 #include "inventory/db/hardware_store.hpp"
 #include "inventory/db/lifecycle_store.hpp"
 #include "inventory/db/node_store.hpp"
@@ -58,6 +60,9 @@ struct Services {
   // Firmware images, and the signer of the URLs BMCs download them from (null: 503).
   db::FirmwareImageStore* firmware_images = nullptr;
   const crypto::UrlSigner* url_signer = nullptr;
+  // Staged firmware rollouts, and the baselines compliance is measured against (null: 503).
+  db::RolloutStore* rollouts = nullptr;
+  db::BaselineStore* baselines = nullptr;
 
   // Runs fn() on the blocking pool (see on_pool).
   template <class Fn>

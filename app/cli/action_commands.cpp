@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "app/cli/client_options.hpp"
+#include "app/cli/node_tasks.hpp"
 #include "app/cli/table.hpp"
 #include "app/cli/task_commands.hpp"
 #include "app/cli/task_wait.hpp"
@@ -14,68 +15,6 @@ namespace {
 
 using nlohmann::json;
 
-std::vector<Option> wait_options() {
-  return {make_option("wait", "", "Follow the tasks until they end; exit 0 only if all succeeded."),
-          make_option("timeout", "SECONDS",
-                      "How long each task waits for the node to reach the state (server default "
-                      "300).")};
-}
-
-// Creates one task per node; a node the server refuses is reported and counted, the others go on.
-struct Created {
-  std::vector<json> tasks;
-  int refused = 0;
-};
-
-Created create_tasks(HttpClient& client, const std::vector<std::string>& nodes,
-                     const std::string& action, const json& body) {
-  Created out;
-  for (const auto& node : nodes) {
-    try {
-      out.tasks.push_back(client.post("/api/v1/nodes/" + url_encode(node) + "/" + action, body));
-    } catch (const ApiError& e) {
-      std::cerr << "error: " << terminal_safe(node) << ": " << terminal_safe(e.what()) << '\n';
-      ++out.refused;
-    }
-  }
-  return out;
-}
-
-int report(const Args& a, HttpClient& client, Created created) {
-  const OutputFormat format = output_format(a);
-  std::vector<json> tasks = std::move(created.tasks);
-  if (a.flag("wait") && !tasks.empty()) {
-    WaitOptions w;
-    w.terminal = format == OutputFormat::table && isatty(STDOUT_FILENO);
-    tasks = wait_for_tasks(client, std::move(tasks),
-                           format == OutputFormat::json ? std::cerr : std::cout, w);
-  } else if (format == OutputFormat::table) {
-    for (const auto& t : tasks)
-      std::cout << terminal_safe(t.value("node_name", "")) << "  " << terminal_safe(task_summary(t))
-                << "  task " << t.value("id", "") << " " << t.value("state", "") << '\n';
-  }
-  if (format == OutputFormat::json) print_json(json(tasks));
-  if (created.refused > 0) return kExitFailure;
-  if (a.flag("wait"))
-    for (const auto& t : tasks)
-      if (t.value("state", "") != "succeeded") return kExitFailure;
-  return kExitOk;
-}
-
-void add_timeout(const Args& a, json& body) {
-  if (auto t = a.get("timeout")) {
-    int seconds = 0;
-    try {
-      std::size_t used = 0;
-      seconds = std::stoi(*t, &used);
-      if (used != t->size()) throw std::invalid_argument(*t);
-    } catch (const std::exception&) {
-      throw UsageError("--timeout must be a whole number of seconds");
-    }
-    body["timeout_s"] = seconds;
-  }
-}
-
 int power(const Args& a) {
   const auto& words = a.positional();
   if (words.size() < 2)
@@ -84,7 +23,7 @@ int power(const Args& a) {
   add_timeout(a, body);
   HttpClient client = make_client(a);
   const std::vector<std::string> nodes(words.begin() + 1, words.end());
-  return report(a, client, create_tasks(client, nodes, "power", body));
+  return report_tasks(a, client, create_node_tasks(client, nodes, "power", body));
 }
 
 int boot(const Args& a) {
@@ -94,15 +33,15 @@ int boot(const Args& a) {
   json body = {{"device", *device}, {"persistent", a.flag("persistent")}};
   if (auto mode = a.get("mode")) body["mode"] = *mode;
   HttpClient client = make_client(a);
-  return report(a, client, create_tasks(client, a.positional(), "boot", body));
+  return report_tasks(a, client, create_node_tasks(client, a.positional(), "boot", body));
 }
 
 int identify(const Args& a) {
   if (a.positional().size() != 1) throw UsageError("give exactly one NODE");
   if (a.flag("on") == a.flag("off")) throw UsageError("give --on or --off");
   HttpClient client = make_client(a);
-  return report(a, client,
-                create_tasks(client, a.positional(), "identify", {{"on", a.flag("on")}}));
+  return report_tasks(
+      a, client, create_node_tasks(client, a.positional(), "identify", {{"on", a.flag("on")}}));
 }
 
 int reprovision(const Args& a) {
@@ -118,33 +57,7 @@ int reprovision(const Args& a) {
   }
   add_timeout(a, body);
   HttpClient client = make_client(a);
-  return report(a, client, create_tasks(client, a.positional(), "reprovision", body));
-}
-
-// "rack=R12,health=critical,tag=team:ml" → {"rack": "R12", "health": "critical", "tag": "team:ml"};
-// a key given twice becomes a list.
-json parse_selector(const std::string& text) {
-  json selector = json::object();
-  std::size_t at = 0;
-  while (at <= text.size()) {
-    const std::size_t comma = text.find(',', at);
-    const std::string part =
-        text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-    at = comma == std::string::npos ? text.size() + 1 : comma + 1;
-    if (part.empty()) continue;
-    const auto eq = part.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw UsageError("--selector takes KEY=VALUE pairs separated by commas, not \"" + part +
-                       "\"");
-    const std::string key = part.substr(0, eq), value = part.substr(eq + 1);
-    if (!selector.contains(key))
-      selector[key] = value;
-    else if (selector[key].is_array())
-      selector[key].push_back(value);
-    else
-      selector[key] = json::array({selector[key], value});
-  }
-  return selector;
+  return report_tasks(a, client, create_node_tasks(client, a.positional(), "reprovision", body));
 }
 
 // The action words after the options: "power cycle", "boot pxe", "identify on", "inspect",
@@ -217,10 +130,10 @@ int bulk(const Args& a) {
   if (format == OutputFormat::table)
     std::cout << "bulk " << answer.value("bulk_id", "") << ": " << answer.value("matched", 0)
               << " nodes matched\n";
-  Created created;
+  CreatedTasks created;
   for (const auto& id : answer.value("tasks", json::array()))
     created.tasks.push_back(client.get("/api/v1/tasks/" + id.get<std::string>()));
-  return report(a, client, std::move(created));
+  return report_tasks(a, client, std::move(created));
 }
 
 int run_action(std::span<const std::string> argv, const std::string& command,

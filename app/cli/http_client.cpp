@@ -1,7 +1,11 @@
 #include "app/cli/http_client.hpp"
 
 #include <curl/curl.h>
+#include <sys/stat.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <mutex>
 
 namespace ironhold::cli {
@@ -95,8 +99,31 @@ HttpClient::~HttpClient() = default;
 HttpClient::HttpClient(HttpClient&&) noexcept = default;
 HttpClient& HttpClient::operator=(HttpClient&&) noexcept = default;
 
+// A file being uploaded: curl reads it through read_file as it sends.
+struct HttpClient::FileBody {
+  std::FILE* file = nullptr;
+  curl_off_t size = 0;
+};
+
+namespace {
+
+size_t read_file(char* buffer, size_t size, size_t count, void* user) {
+  auto* file = static_cast<std::FILE*>(user);
+  const size_t n = std::fread(buffer, 1, size * count, file);
+  if (n == 0 && std::ferror(file)) return CURL_READFUNC_ABORT;
+  return n;
+}
+
+}  // namespace
+
 HttpResponse HttpClient::send(std::string_view method, std::string_view target,
                               const nlohmann::json* body) {
+  return exchange(method, target, body, nullptr, {});
+}
+
+HttpResponse HttpClient::exchange(std::string_view method, std::string_view target,
+                                  const nlohmann::json* body, FileBody* file,
+                                  const std::vector<std::string>& extra_headers) {
   CURL* c = handle_->curl.get();
   // Reset forgets the previous request's options but keeps the connection cache.
   curl_easy_reset(c);
@@ -109,7 +136,9 @@ HttpResponse HttpClient::send(std::string_view method, std::string_view target,
   Slist headers;
   add_header(headers, "Accept: application/json, application/problem+json");
   if (body) add_header(headers, "Content-Type: application/json");
+  if (file) add_header(headers, "Content-Type: application/octet-stream");
   if (settings_.token) add_header(headers, "Authorization: Bearer " + *settings_.token);
+  for (const auto& header : extra_headers) add_header(headers, header);
 
   const std::string method_str(method);
   curl_easy_setopt(c, CURLOPT_URL, url.c_str());
@@ -119,6 +148,12 @@ HttpResponse HttpClient::send(std::string_view method, std::string_view target,
     curl_easy_setopt(c, CURLOPT_POSTFIELDS, payload.c_str());
     curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(payload.size()));
   }
+  if (file) {
+    curl_easy_setopt(c, CURLOPT_POST, 1L);
+    curl_easy_setopt(c, CURLOPT_READFUNCTION, &read_file);
+    curl_easy_setopt(c, CURLOPT_READDATA, file->file);
+    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, file->size);
+  }
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
   curl_easy_setopt(c, CURLOPT_USERAGENT, "ironhold-cli/0.1");
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &write_body);
@@ -126,7 +161,13 @@ HttpResponse HttpClient::send(std::string_view method, std::string_view target,
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);  // no SIGALRM games; timeouts still apply
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, static_cast<long>(settings_.connect_timeout.count()));
-  curl_easy_setopt(c, CURLOPT_TIMEOUT, static_cast<long>(settings_.timeout.count()));
+  if (file) {
+    // A large upload takes as long as it takes; one that stalls for a minute is given up.
+    curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
+  } else {
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, static_cast<long>(settings_.timeout.count()));
+  }
   // Only our API, over HTTP(S); a redirect is never followed, so the token goes nowhere else.
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
@@ -151,9 +192,25 @@ HttpResponse HttpClient::send(std::string_view method, std::string_view target,
   return response;
 }
 
+nlohmann::json HttpClient::post_file(std::string_view target, const std::string& path,
+                                     const std::vector<std::string>& headers) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> opened(std::fopen(path.c_str(), "rb"),
+                                                         &std::fclose);
+  if (!opened) throw Error(ErrorKind::invalid, "cannot open " + path + ": " + std::strerror(errno));
+  struct stat info {};
+  if (::fstat(fileno(opened.get()), &info) != 0 || !S_ISREG(info.st_mode))
+    throw Error(ErrorKind::invalid, path + " is not a regular file");
+  FileBody file{opened.get(), static_cast<curl_off_t>(info.st_size)};
+  return parse_answer("POST", target, exchange("POST", target, nullptr, &file, headers));
+}
+
 nlohmann::json HttpClient::call(std::string_view method, std::string_view target,
                                 const nlohmann::json* body) {
-  HttpResponse r = send(method, target, body);
+  return parse_answer(method, target, send(method, target, body));
+}
+
+nlohmann::json HttpClient::parse_answer(std::string_view method, std::string_view target,
+                                        HttpResponse r) {
   if (r.status >= 400) throw api_error(r);
   if (r.status == 204 || r.body.empty()) return nullptr;
   auto json = nlohmann::json::parse(r.body, nullptr, /*allow_exceptions=*/false);
@@ -167,14 +224,18 @@ nlohmann::json HttpClient::call(std::string_view method, std::string_view target
   return json;
 }
 
-nlohmann::json HttpClient::get(std::string_view target) { return call("GET", target, nullptr); }
+nlohmann::json HttpClient::get(std::string_view target) {
+  return call("GET", target, nullptr);
+}
 nlohmann::json HttpClient::post(std::string_view target, const nlohmann::json& body) {
   return call("POST", target, &body);
 }
 nlohmann::json HttpClient::patch(std::string_view target, const nlohmann::json& body) {
   return call("PATCH", target, &body);
 }
-nlohmann::json HttpClient::del(std::string_view target) { return call("DELETE", target, nullptr); }
+nlohmann::json HttpClient::del(std::string_view target) {
+  return call("DELETE", target, nullptr);
+}
 
 std::string url_encode(std::string_view text) {
   static constexpr char kHex[] = "0123456789ABCDEF";

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "inventory/error.hpp"
 
@@ -67,11 +68,21 @@ class HttpClient {
   nlohmann::json post(std::string_view target, const nlohmann::json& body);
   nlohmann::json patch(std::string_view target, const nlohmann::json& body);
   nlohmann::json del(std::string_view target);
+  // POSTs the bytes of the file at `path` as application/octet-stream, read from disk as curl
+  // sends them (an image of gigabytes is never held whole), with `headers` ("Name: value") added.
+  // No overall time limit: only a transfer stalled for a minute is given up.
+  nlohmann::json post_file(std::string_view target, const std::string& path,
+                           const std::vector<std::string>& headers);
 
   const std::string& base_url() const noexcept { return settings_.base_url; }
 
  private:
   nlohmann::json call(std::string_view method, std::string_view target, const nlohmann::json* body);
+  struct FileBody;
+  HttpResponse exchange(std::string_view method, std::string_view target,
+                        const nlohmann::json* body, FileBody* file,
+                        const std::vector<std::string>& extra_headers);
+  nlohmann::json parse_answer(std::string_view method, std::string_view target, HttpResponse r);
 
   struct Handle;
   HttpSettings settings_;

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "app/cli/client_options.hpp"
+#include "app/cli/subcommands.hpp"
 #include "app/cli/table.hpp"
 #include "app/cli/task_wait.hpp"
 #include "inventory/error.hpp"
@@ -116,14 +117,7 @@ int cancel(const Args& a) {
   return kExitOk;
 }
 
-struct Command {
-  std::string_view name;
-  std::string_view usage;
-  std::string_view summary;
-  int (*run)(const Args&);
-};
-
-constexpr Command kCommands[] = {
+constexpr Subcommand kCommands[] = {
     {"show", "TASK", "Show a task with its steps.", &show},
     {"list", "", "List tasks, newest first.", &list},
     {"cancel", "TASK", "Cancel a task (at once when queued, at its next step when running).",
@@ -134,48 +128,17 @@ std::vector<Option> options_of(std::string_view name) {
   if (name != "list") return {};
   return {make_option("node", "NODE", "Only this node's tasks."),
           make_option("state", "STATE", "queued, running, succeeded, failed or cancelled."),
-          make_option("kind", "KIND", "power, boot, identify, reprovision or inspect."),
+          make_option("kind", "KIND",
+                      "power, boot, identify, reprovision, inspect, clean or firmware."),
           make_option("bulk-id", "ID", "Only the tasks of one bulk action."),
           make_option("limit", "N", "Show at most N tasks (default 100).")};
-}
-
-std::string help() {
-  std::string out =
-      "Usage: ironhold task COMMAND [OPTIONS]\n\nFollow and cancel tasks.\n\nCommands:\n";
-  for (const auto& c : kCommands)
-    out += "  " + std::string(c.name) + std::string(8 - c.name.size(), ' ') +
-           std::string(c.summary) + '\n';
-  return out + "\nRun 'ironhold task COMMAND --help' for a command's options.\n";
 }
 
 }  // namespace
 
 int run_task_command(std::span<const std::string> argv) {
-  if (argv.empty()) {
-    std::cerr << help();
-    return kExitUsage;
-  }
-  if (argv[0] == "--help" || argv[0] == "-h" || argv[0] == "help") {
-    std::cout << help();
-    return kExitOk;
-  }
-  for (const auto& c : kCommands) {
-    if (c.name != argv[0]) continue;
-    const std::string command = "ironhold task " + std::string(c.name);
-    return run_guarded(command, [&] {
-      Args args(command, std::string(c.usage), std::string(c.summary),
-                with_client_options(options_of(c.name)));
-      args.parse(argv.subspan(1));
-      if (args.help_requested()) {
-        std::cout << args.help_text();
-        return kExitOk;
-      }
-      return c.run(args);
-    });
-  }
-  std::cerr << "error: unknown task command \"" << terminal_safe(argv[0])
-            << "\"\nrun 'ironhold task --help' for the commands\n";
-  return kExitUsage;
+  static const CommandGroup group{"task", "Follow and cancel tasks.", kCommands, &options_of};
+  return run_command_group(group, argv);
 }
 
 }  // namespace ironhold::cli

@@ -28,6 +28,8 @@ std::string task_summary(const json& task) {
            (params.value("persistent", false) ? " persistent" : "");
   if (kind == "identify")
     return std::string("identify ") + (params.value("on", false) ? "on" : "off");
+  if (kind == "firmware")
+    return "firmware " + field_text(params, "component") + " " + field_text(params, "version");
   return kind;
 }
 

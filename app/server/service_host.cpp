@@ -24,6 +24,8 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
       lifecycle_(std::make_unique<db::LifecycleStore>(*database_, box_, *nodes_)),
       provisioning_(std::make_unique<db::ProvisioningStore>(*database_)),
       firmware_images_(std::make_unique<db::FirmwareImageStore>(*database_)),
+      rollouts_(std::make_unique<db::RolloutStore>(*database_, box_, *tasks_)),
+      baselines_(std::make_unique<db::BaselineStore>(*database_)),
       url_signer_(config.master_key),
       io_(config.io_threads),
       blocking_pool_(static_cast<std::size_t>(config.database_connections)),
@@ -44,6 +46,9 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
     task_engine_ = std::make_unique<TaskEngine>(io_.get_executor(), blocking_pool_, *tasks_,
                                                 std::move(drivers), cloud_sync_.get(), polls_.get(),
                                                 provisioning_.get(), config.tasks);
+    rollout_runner_ = std::make_unique<RolloutRunner>(io_.get_executor(), blocking_pool_,
+                                                      *rollouts_, task_engine_.get(),
+                                                      config.rollout_interval);
   }
   services_ = std::make_unique<web::Services>(web::Services{*database_,
                                                             *nodes_,
@@ -62,7 +67,9 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
                                                             provisioning_.get(),
                                                             {},
                                                             firmware_images_.get(),
-                                                            &url_signer_});
+                                                            &url_signer_,
+                                                            rollouts_.get(),
+                                                            baselines_.get()});
   api_ = std::make_unique<web::Api>(*services_);
   web::register_all_routes(*api_);
   server_ = std::make_unique<web::Server>(io_, *api_, config.server);
@@ -91,6 +98,7 @@ boost::asio::ip::tcp::endpoint ServiceHost::start() {
   if (poller_) poller_->start();
   if (cloud_sync_) cloud_sync_->start();
   if (task_engine_) task_engine_->start();
+  if (rollout_runner_) rollout_runner_->start();
   for (int i = 0; i < std::max(1, config_.io_threads); ++i)
     threads_.emplace_back([this] { io_.run(); });
   return endpoint;
@@ -107,11 +115,16 @@ void ServiceHost::advertise(const boost::asio::ip::tcp::endpoint& bound) {
   }
   services_->advertise_url = url;
   if (url.empty()) {
+    tasks_->refuse_firmware_updates(
+        "this server listens on every address and has no --advertise-url, so a BMC would not "
+        "know where to download the image from; start it with --advertise-url (or "
+        "IRONHOLD_ADVERTISE_URL)");
     tasks_->refuse_owned_reprovisioning(
         "this server listens on every address and has no --advertise-url, so an installer would "
         "not know where to call back; start it with --advertise-url (or IRONHOLD_ADVERTISE_URL)");
     log::info("owned servers cannot be reprovisioned: no --advertise-url");
   } else {
+    if (task_engine_) task_engine_->serve_firmware(tasks::FirmwareDownloads{&url_signer_, url});
     log::info("installers and BMCs reach this server at", {{"advertise_url", url}});
   }
 }
@@ -152,6 +165,7 @@ void ServiceHost::stop() {
   }
   // Tasks stop at a step boundary and are handed back first: they use the drivers that the
   // poller and the cloud sync shut down next.
+  if (rollout_runner_ && !threads_.empty()) rollout_runner_->stop();
   if (task_engine_ && !threads_.empty()) task_engine_->stop();
   // Polls in flight finish (briefly) and are recorded; the drivers log out of the BMCs.
   if (poller_ && !threads_.empty()) poller_->stop();

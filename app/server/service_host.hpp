@@ -19,6 +19,7 @@
 #include "inventory/crypto/secret_box.hpp"
 #include "inventory/crypto/url_signer.hpp"
 #include "inventory/db/audit_store.hpp"
+#include "inventory/db/baseline_store.hpp"
 #include "inventory/db/cloud_account_store.hpp"
 #include "inventory/db/database.hpp"
 #include "inventory/db/firmware_image_store.hpp"
@@ -28,9 +29,11 @@
 #include "inventory/db/node_store.hpp"
 #include "inventory/db/poll_store.hpp"
 #include "inventory/db/provisioning_store.hpp"
+#include "inventory/db/rollout_store.hpp"
 #include "inventory/db/task_store.hpp"
 #include "inventory/db/token_store.hpp"
 #include "inventory/poller/poller.hpp"
+#include "inventory/tasks/rollout_runner.hpp"
 #include "inventory/tasks/task_engine.hpp"
 #include "web/api.hpp"
 #include "web/server.hpp"
@@ -58,6 +61,8 @@ struct ServiceConfig {
   // stay queued (another instance, or a restart, carries them out).
   bool tasks_enabled = true;
   TaskEngineOptions tasks;
+  // How often firmware rollouts are moved on (runs with the task engine).
+  std::chrono::milliseconds rollout_interval{2000};
   // The base URL BMCs and installers reach this service at (--advertise-url). Empty: the listen
   // address when it is a specific one; a service listening on every address then cannot
   // reprovision owned servers (it cannot tell which address installers reach).
@@ -93,6 +98,7 @@ class ServiceHost {
   TaskEngine* task_engine() { return task_engine_.get(); }
   bmc::redfish::RedfishDriver& redfish() { return *redfish_; }
   bmc::ipmi::IpmiDriver& ipmi() { return *ipmi_; }
+  const crypto::UrlSigner& url_signer() const { return url_signer_; }
 
  private:
   void schedule_maintenance(std::chrono::milliseconds delay);
@@ -112,6 +118,8 @@ class ServiceHost {
   std::unique_ptr<db::LifecycleStore> lifecycle_;
   std::unique_ptr<db::ProvisioningStore> provisioning_;
   std::unique_ptr<db::FirmwareImageStore> firmware_images_;
+  std::unique_ptr<db::RolloutStore> rollouts_;
+  std::unique_ptr<db::BaselineStore> baselines_;
   crypto::UrlSigner url_signer_;
   boost::asio::io_context io_;
   boost::asio::thread_pool blocking_pool_;
@@ -122,6 +130,7 @@ class ServiceHost {
   std::unique_ptr<Poller> poller_;
   std::unique_ptr<CloudSync> cloud_sync_;
   std::unique_ptr<TaskEngine> task_engine_;
+  std::unique_ptr<RolloutRunner> rollout_runner_;
   std::unique_ptr<web::Services> services_;
   std::unique_ptr<web::Api> api_;
   std::unique_ptr<web::Server> server_;

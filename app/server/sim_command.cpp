@@ -19,11 +19,38 @@ unsigned parse_unsigned(const std::string& text, const std::string& option, unsi
   return static_cast<unsigned>(parse_bounded(text, option, min, max));
 }
 
+// --pxe-url and --install-ms: both simulators' servers play PXE ROM and installer.
+std::vector<cli::Option> with_installer_options(std::vector<cli::Option> options) {
+  options.push_back(
+      {.name = "pxe-url",
+       .help = "what a restart into a PXE boot fetches, as the site's DHCP would hand it out "
+               "(${net0/mac} becomes the booting NIC's MAC), e.g. "
+               "http://127.0.0.1:8080/api/v1/provisioning/ipxe?mac=${net0/mac}; the simulated "
+               "installer then calls back (default: no PXE server, boot from disk)",
+       .env = "IRONHOLD_SIM_PXE_URL",
+       .value_name = "URL"});
+  options.push_back({.name = "install-ms",
+                     .help = "how long the simulated installer takes before it calls back",
+                     .default_value = "3000",
+                     .value_name = "MS"});
+  return options;
+}
+
+sim::redfish::InstallerOptions installer_options(const cli::Args& args) {
+  sim::redfish::InstallerOptions installer;
+  installer.pxe_url = args.value_or("pxe-url", "");
+  if (!installer.pxe_url.empty() && installer.pxe_url.rfind("http://", 0) != 0)
+    throw cli::UsageError("--pxe-url must be a plain http:// URL (what PXE clients fetch)");
+  installer.install_time = std::chrono::milliseconds(
+      parse_unsigned(args.value_or("install-ms", "3000"), "install-ms", 0, 3'600'000));
+  return installer;
+}
+
 int run_redfish(std::span<const std::string> argv) {
   cli::Args args(
       "ironhold sim redfish", "",
       "Serve N simulated Redfish BMCs built from a DMTF mockup tree; prints one JSON line per BMC",
-      {
+      with_installer_options({
           {.name = "mockup",
            .help = "the mockup directory (DMTF layout, with index.json), or DIR:COUNT,DIR:COUNT "
                    "(then --count is ignored)",
@@ -58,22 +85,11 @@ int run_redfish(std::span<const std::string> argv) {
            .help = "serve the plain-HTTP control API (faults, power, health, SEL, "
                    "counters) here; its address is logged to stderr",
            .value_name = "HOST:PORT"},
-          {.name = "pxe-url",
-           .help = "what a restart into a PXE boot fetches, as the site's DHCP would hand it "
-                   "out (${net0/mac} becomes the booting NIC's MAC), e.g. "
-                   "http://127.0.0.1:8080/api/v1/provisioning/ipxe?mac=${net0/mac}; the "
-                   "simulated installer then calls back (default: no PXE server, boot from disk)",
-           .env = "IRONHOLD_SIM_PXE_URL",
-           .value_name = "URL"},
-          {.name = "install-ms",
-           .help = "how long the simulated installer takes before it calls back",
-           .default_value = "3000",
-           .value_name = "MS"},
           {.name = "update-ms",
            .help = "how long a SimpleUpdate's task runs once the image is downloaded",
            .default_value = "5000",
            .value_name = "MS"},
-      });
+      }));
   args.parse(argv);
   if (args.help_requested()) return std::cout << args.help_text(), 0;
   if (!args.positional().empty())
@@ -93,11 +109,7 @@ int run_redfish(std::span<const std::string> argv) {
   if (const auto dir = args.get("state-dir"); dir && !dir->empty()) options.state_dir = *dir;
   if (const auto control = args.get("control"); control && !control->empty())
     options.control = *control;
-  options.installer.pxe_url = args.value_or("pxe-url", "");
-  if (!options.installer.pxe_url.empty() && options.installer.pxe_url.rfind("http://", 0) != 0)
-    throw cli::UsageError("--pxe-url must be a plain http:// URL (what PXE clients fetch)");
-  options.installer.install_time = std::chrono::milliseconds(
-      parse_unsigned(args.value_or("install-ms", "3000"), "install-ms", 0, 3'600'000));
+  options.installer = installer_options(args);
   options.updater.update_time = std::chrono::milliseconds(
       parse_unsigned(args.value_or("update-ms", "5000"), "update-ms", 0, 3'600'000));
   return sim::run_redfish_fleet(options, std::cout);
@@ -109,7 +121,7 @@ int run_ipmi(std::span<const std::string> argv) {
       "Serve N simulated IPMI 2.0 BMCs (RMCP+, cipher suites 3 and 17) of a GPU server; prints one "
       "JSON line per BMC. Users: --user/--password (ADMINISTRATOR), operator/operator "
       "(OPERATOR), readonly/readonly (USER)",
-      {
+      with_installer_options({
           {.name = "count", .help = "how many BMCs", .default_value = "1", .value_name = "N"},
           {.name = "listen",
            .help = "the first BMC's UDP address; the others follow on consecutive ports (0: free "
@@ -148,7 +160,7 @@ int run_ipmi(std::span<const std::string> argv) {
            .help = "serve the plain-HTTP control API (faults, power, sensors, SEL, sessions, "
                    "counters) here; its address is logged to stderr",
            .value_name = "HOST:PORT"},
-      });
+      }));
   args.parse(argv);
   if (args.help_requested()) return std::cout << args.help_text(), 0;
   if (!args.positional().empty())
@@ -168,6 +180,7 @@ int run_ipmi(std::span<const std::string> argv) {
   if (const auto dir = args.get("state-dir"); dir && !dir->empty()) options.state_dir = *dir;
   if (const auto control = args.get("control"); control && !control->empty())
     options.control = *control;
+  options.installer = installer_options(args);
   return sim::run_ipmi_fleet(options, std::cout);
 }
 

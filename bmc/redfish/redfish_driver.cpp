@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "bmc/redfish/crawler.hpp"
+#include "bmc/redfish/firmware_update.hpp"
 #include "bmc/redfish/normalize_links.hpp"
 #include "bmc/redfish/normalizer.hpp"
 
@@ -203,6 +204,36 @@ asio::awaitable<ActionReport> RedfishDriver::reset_controller(const DriverTarget
   if (resolve_failed(target, report, resolved)) co_return report;
   RedfishConnection connection(client_, sessions_, options_.transport, std::move(*resolved));
   report = co_await reset_manager(connection);
+  co_return report;
+}
+
+asio::awaitable<FirmwareUpdateReport> RedfishDriver::start_firmware_update(
+    const DriverTarget& target, FirmwareUpdateRequest request) {
+  FirmwareUpdateReport report;
+  std::optional<RedfishTarget> resolved;
+  if (resolve_failed(target, report, resolved)) co_return report;
+  RedfishConnection connection(client_, sessions_, options_.transport, std::move(*resolved));
+  report = co_await start_simple_update(connection, std::move(request));
+  co_return report;
+}
+
+asio::awaitable<FirmwareUpdateReport> RedfishDriver::firmware_update_status(
+    const DriverTarget& target, std::string monitor) {
+  FirmwareUpdateReport report;
+  std::optional<RedfishTarget> resolved;
+  if (resolve_failed(target, report, resolved)) co_return report;
+  RedfishConnection connection(client_, sessions_, options_.transport, std::move(*resolved));
+  report = co_await read_update_status(connection, std::move(monitor));
+  co_return report;
+}
+
+asio::awaitable<FirmwareUpdateReport> RedfishDriver::find_firmware_update(
+    const DriverTarget& target, std::string image_url) {
+  FirmwareUpdateReport report;
+  std::optional<RedfishTarget> resolved;
+  if (resolve_failed(target, report, resolved)) co_return report;
+  RedfishConnection connection(client_, sessions_, options_.transport, std::move(*resolved));
+  report = co_await find_update_task(connection, std::move(image_url));
   co_return report;
 }
 

@@ -46,6 +46,12 @@ class RedfishDriver final : public NodeDriver {
   boost::asio::awaitable<ActionReport> identify(const DriverTarget& target, std::string system_id,
                                                 bool on) override;
   boost::asio::awaitable<ActionReport> reset_controller(const DriverTarget& target) override;
+  boost::asio::awaitable<FirmwareUpdateReport> start_firmware_update(
+      const DriverTarget& target, FirmwareUpdateRequest request) override;
+  boost::asio::awaitable<FirmwareUpdateReport> firmware_update_status(const DriverTarget& target,
+                                                                      std::string monitor) override;
+  boost::asio::awaitable<FirmwareUpdateReport> find_firmware_update(const DriverTarget& target,
+                                                                    std::string image_url) override;
 
   boost::asio::awaitable<void> shutdown() override;
 

@@ -265,6 +265,7 @@ asio::awaitable<CallResult> RedfishConnection::exchange(std::string method, std:
              reply.body["@odata.etag"].is_string()) {
     reply.etag = reply.body["@odata.etag"].get<std::string>();
   }
+  if (const auto location = response.header("Location")) reply.location = *location;
   co_return reply;
 }
 

@@ -57,8 +57,9 @@ boost::asio::awaitable<void> log_out(http::BmcHttpClient& client, const Transpor
 
 struct RedfishReply {
   long status = 0;
-  nlohmann::json body;              // null when the body is empty
-  std::optional<std::string> etag;  // the ETag header, else the body's @odata.etag
+  nlohmann::json body;                  // null when the body is empty
+  std::optional<std::string> etag;      // the ETag header, else the body's @odata.etag
+  std::optional<std::string> location;  // the Location header (a task monitor after a 202)
 };
 using CallResult = std::variant<RedfishReply, DriverError>;
 

@@ -104,6 +104,14 @@ FirmwareImage FirmwareImageStore::get(const std::string& id) {
 FirmwareImage FirmwareImageStore::remove(const std::string& id) {
   if (!is_uuid(id)) throw no_image(id);
   return transact(db_, [&](pqxx::work& tx) {
+    // A rollout under way hands the image to BMCs yet: it stays until the rollout has ended.
+    const auto using_it = tx.exec_params(
+        "SELECT id FROM firmware_rollouts WHERE image_id = $1::uuid AND finished_at IS NULL "
+        "LIMIT 1",
+        id);
+    if (!using_it.empty())
+      throw conflict("firmware image " + id + " is being rolled out (rollout " +
+                     using_it[0][0].as<std::string>() + "); abort or finish the rollout first");
     const auto rows = tx.exec_params(std::string("DELETE FROM firmware_images WHERE id = "
                                                  "$1::uuid AND state = 'ready' RETURNING ") +
                                          kColumns,

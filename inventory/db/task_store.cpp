@@ -9,6 +9,7 @@
 #include "inventory/db/node_query_sql.hpp"
 #include "inventory/db/node_rows.hpp"
 #include "inventory/db/node_secrets.hpp"
+#include "inventory/db/task_insert.hpp"
 #include "inventory/db/task_rows.hpp"
 #include "inventory/db/transaction.hpp"
 #include "inventory/error.hpp"
@@ -35,15 +36,18 @@ struct TargetNode {
   Source source = Source::bmc;
   bool maintenance = false;
   Lifecycle lifecycle = Lifecycle::enrolled;
+  std::string driver;                // "redfish", "ipmi", "openstack", ...
+  std::optional<std::string> model;  // the server model its inventory reports
 };
 
 // The node in service a request names (by id or by name).
 TargetNode resolve_node(pqxx::work& tx, const std::string& id_or_name) {
   const bool by_id = is_uuid(id_or_name);
   const auto rows = tx.exec_params(
-      by_id ? "SELECT id, name, source, maintenance, retired_at IS NOT NULL, lifecycle FROM nodes "
-              "WHERE id = $1::uuid FOR UPDATE"
-            : "SELECT id, name, source, maintenance, retired_at IS NOT NULL, lifecycle FROM nodes "
+      by_id ? "SELECT id, name, source, maintenance, retired_at IS NOT NULL, lifecycle, driver, "
+              "       model FROM nodes WHERE id = $1::uuid FOR UPDATE"
+            : "SELECT id, name, source, maintenance, retired_at IS NOT NULL, lifecycle, driver, "
+              "       model FROM nodes "
               "WHERE name = $1 ORDER BY retired_at IS NULL DESC, retired_at DESC LIMIT 1",
       id_or_name);
   if (rows.empty()) throw not_found("no node \"" + id_or_name + "\"");
@@ -56,6 +60,8 @@ TargetNode resolve_node(pqxx::work& tx, const std::string& id_or_name) {
   node.source = parse_enum<Source>(r[2].c_str()).value_or(Source::bmc);
   node.maintenance = r[3].as<bool>();
   node.lifecycle = parse_enum<Lifecycle>(r[5].c_str()).value_or(Lifecycle::enrolled);
+  node.driver = r[6].as<std::string>();
+  if (!r[7].is_null()) node.model = r[7].as<std::string>();
   return node;
 }
 
@@ -71,6 +77,18 @@ void check_action_fits(const NewTask& task, const TargetNode& node) {
                          std::string(to_string(node.lifecycle)) +
                          "; it must be available, deployed or provision_failed",
                      "action");
+  }
+  if (task.kind == TaskKind::firmware) {
+    if (node.source == Source::cloud)
+      throw unprocessable("node \"" + node.name +
+                          "\" is a cloud instance: its firmware is its provider's to update");
+    if (node.driver != "redfish")
+      throw unprocessable("node \"" + node.name + "\" is managed over " + node.driver +
+                          ", which has no standard firmware update: Ironhold updates firmware "
+                          "through Redfish UpdateService only");
+    if (node.lifecycle == Lifecycle::provisioning || node.lifecycle == Lifecycle::cleaning)
+      throw conflict("cannot update the firmware of node \"" + node.name + "\" while it is " +
+                     std::string(to_string(node.lifecycle)));
   }
   if (task.automatic && node.maintenance)
     throw conflict("node \"" + node.name +
@@ -109,12 +127,46 @@ TaskParameters owned_reprovision_parameters(pqxx::work& tx, const NewTask& task,
   return out;
 }
 
-// The task as it will be stored for `node` (owned servers' reprovisions get their image).
+// A firmware update's parameters with what its image is, so that the task (and its audit
+// entry) says which component goes to which version; the image must be ready and for the node's
+// model when it names one.
+TaskParameters firmware_parameters(pqxx::work& tx, const NewTask& task, const TargetNode& node,
+                                   const std::optional<std::string>& refused) {
+  if (refused)
+    throw unprocessable("cannot update the firmware of node \"" + node.name + "\": " + *refused);
+  TaskParameters out = task.parameters;
+  json& p = out.parameters;
+  const auto rows = tx.exec_params(
+      "SELECT name, version, component, model, sha256, size FROM firmware_images "
+      " WHERE id = $1::uuid AND state = 'ready'",
+      p.value("image", std::string()));
+  if (rows.empty())
+    throw unprocessable("there is no firmware image " + p.value("image", std::string()) +
+                            " (GET /api/v1/firmware/images lists them)",
+                        "image");
+  const auto& r = rows[0];
+  if (!r[3].is_null() && node.model && r[3].as<std::string>() != *node.model)
+    throw unprocessable("firmware image " + r[0].as<std::string>() + " is for model " +
+                            r[3].as<std::string>() + ", and node \"" + node.name + "\" is a " +
+                            *node.model,
+                        "image");
+  p["image_name"] = r[0].as<std::string>();
+  p["version"] = r[1].as<std::string>();
+  p["component"] = r[2].as<std::string>();
+  p["sha256"] = r[4].as<std::string>();
+  p["size"] = r[5].as<long long>();
+  return out;
+}
+
+// The task as it will be stored for `node` (owned servers' reprovisions get their image, firmware
+// updates what their image is).
 NewTask task_for_node(pqxx::work& tx, const NewTask& request, const TargetNode& node,
-                      const std::optional<std::string>& refused) {
+                      const Refusals& refused) {
   NewTask task = request;
   if (request.kind == TaskKind::reprovision && node.source != Source::cloud)
-    task.parameters = owned_reprovision_parameters(tx, request, node, refused);
+    task.parameters = owned_reprovision_parameters(tx, request, node, refused.reprovisioning);
+  if (request.kind == TaskKind::firmware)
+    task.parameters = firmware_parameters(tx, request, node, refused.firmware);
   return task;
 }
 
@@ -274,19 +326,23 @@ std::string outcome_message(const Task& task, TaskState state,
 
 }  // namespace
 
+std::string create_task_in(pqxx::work& tx, const crypto::SecretBox& box, const Refusals& refusals,
+                           const NewTask& request) {
+  const TargetNode node = resolve_node(tx, request.node);
+  check_action_fits(request, node);
+  const NewTask task = task_for_node(tx, request, node, refusals);
+  std::string id = insert_task(tx, box, task, node.id, node.name, std::nullopt);
+  if (request.kind == TaskKind::reprovision) start_provisioning(tx, node, id);
+  return id;
+}
+
 CreatedTasks TaskStore::create(std::span<const NewTask> tasks,
                                const std::optional<IdempotencyKey>& key) {
   return transact(db_, [&](pqxx::work& tx) {
     if (key)
       if (auto replay = claim_key(tx, *key)) return std::move(*replay);
     std::vector<std::string> ids;
-    for (const auto& request : tasks) {
-      const TargetNode node = resolve_node(tx, request.node);
-      check_action_fits(request, node);
-      const NewTask task = task_for_node(tx, request, node, owned_reprovisioning_refused_);
-      ids.push_back(insert_task(tx, box_, task, node.id, node.name, std::nullopt));
-      if (request.kind == TaskKind::reprovision) start_provisioning(tx, node, ids.back());
-    }
+    for (const auto& request : tasks) ids.push_back(create_task_in(tx, box_, refusals_, request));
     if (key) remember_key(tx, *key, ids, std::nullopt);
     CreatedTasks created;
     created.tasks = tasks_by_ids(tx, ids);
@@ -314,9 +370,10 @@ CreatedTasks TaskStore::create_bulk(const NewBulk& bulk, const std::optional<Ide
             .as<std::string>();
     std::vector<std::string> ids;
     for (const auto& node : nodes) {
-      TargetNode target{node.id, node.name, node.source, node.maintenance, node.lifecycle};
+      TargetNode target{node.id,        node.name,   node.source, node.maintenance,
+                        node.lifecycle, node.driver, node.model};
       check_action_fits(bulk.task, target);
-      const NewTask task = task_for_node(tx, bulk.task, target, owned_reprovisioning_refused_);
+      const NewTask task = task_for_node(tx, bulk.task, target, refusals_);
       ids.push_back(insert_task(tx, box_, task, node.id, node.name, bulk_id));
       if (bulk.task.kind == TaskKind::reprovision) start_provisioning(tx, target, ids.back());
     }

@@ -87,15 +87,22 @@ struct LeaseCheck {
   bool cancel_requested = false;
 };
 
+// Actions this service cannot carry out, with the reason (see TaskStore::refuse_...).
+struct Refusals {
+  std::optional<std::string> reprovisioning;  // of owned servers
+  std::optional<std::string> firmware;
+};
+
 class TaskStore {
  public:
   TaskStore(Database& db, const crypto::SecretBox& box) : db_(db), box_(box) {}
 
   // Why owned servers cannot be reprovisioned here (no URL installers could reach this service
   // at), given at start-up: their reprovision requests are then unprocessable, saying so.
-  void refuse_owned_reprovisioning(std::string why) {
-    owned_reprovisioning_refused_ = std::move(why);
-  }
+  void refuse_owned_reprovisioning(std::string why) { refusals_.reprovisioning = std::move(why); }
+  // Why firmware cannot be updated here (no URL BMCs could download images from).
+  void refuse_firmware_updates(std::string why) { refusals_.firmware = std::move(why); }
+  const Refusals& refusals() const { return refusals_; }
 
   // Creates the tasks in one transaction (all or none). With a key: a key seen before (within
   // 24 hours; db::run_maintenance removes older records) with the same request hash returns the
@@ -134,7 +141,7 @@ class TaskStore {
  private:
   Database& db_;
   const crypto::SecretBox& box_;
-  std::optional<std::string> owned_reprovisioning_refused_;
+  Refusals refusals_;
 };
 
 }  // namespace ironhold::db

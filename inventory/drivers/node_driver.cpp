@@ -8,6 +8,15 @@ constexpr std::string_view error_code_names[] = {"unreachable",      "timeout", 
                                                  "unsupported",      "rejected"};
 constexpr std::string_view power_action_names[] = {"on", "off", "cycle", "reset", "soft_off"};
 constexpr std::string_view boot_device_names[] = {"pxe", "disk", "cd", "bios"};
+constexpr std::string_view update_state_names[] = {"running", "completed", "failed", "gone"};
+
+FirmwareUpdateReport no_firmware_updates() {
+  FirmwareUpdateReport report;
+  report.state = UpdateState::failed;
+  report.error = DriverError{DriverErrorCode::unsupported,
+                             "this driver has no firmware update (Redfish UpdateService only)"};
+  return report;
+}
 
 }  // namespace
 
@@ -25,6 +34,23 @@ std::optional<PowerAction> parse_enum<PowerAction>(std::string_view s) {
 template <>
 std::span<const std::string_view> enum_names<PowerAction>() {
   return power_action_names;
+}
+
+std::string_view to_string(UpdateState v) {
+  return update_state_names[static_cast<int>(v)];
+}
+
+boost::asio::awaitable<FirmwareUpdateReport> NodeDriver::start_firmware_update(
+    const DriverTarget&, FirmwareUpdateRequest) {
+  co_return no_firmware_updates();
+}
+boost::asio::awaitable<FirmwareUpdateReport> NodeDriver::firmware_update_status(const DriverTarget&,
+                                                                                std::string) {
+  co_return no_firmware_updates();
+}
+boost::asio::awaitable<FirmwareUpdateReport> NodeDriver::find_firmware_update(const DriverTarget&,
+                                                                              std::string) {
+  co_return no_firmware_updates();
 }
 
 std::string_view to_string(BootDevice v) {

@@ -89,6 +89,32 @@ struct ActionReport : DriverOutcome {
   std::string detail;  // what was sent, e.g. "ResetType ForceOff" or "ForceOff then On"
 };
 
+// A firmware update the BMC carries out itself after downloading the image from Ironhold
+// (Redfish UpdateService.SimpleUpdate).
+struct FirmwareUpdateRequest {
+  // A signed, expiring URL under --advertise-url. It is a download capability: reports and logs
+  // name it without its query.
+  std::string image_url;
+};
+
+enum class UpdateState {
+  running,    // accepted; the BMC is downloading or flashing
+  completed,  // the BMC reports success (the new firmware may await a reset: awaits_reset)
+  failed,     // the BMC reports failure (its message says why)
+  gone,       // no such update: the BMC has no task for it (never started, or forgotten)
+};
+std::string_view to_string(UpdateState state);
+
+struct FirmwareUpdateReport : DriverOutcome {
+  // What to follow the update by (a Redfish Task or task monitor path); empty when the BMC
+  // finished at once and left nothing to follow.
+  std::string monitor;
+  UpdateState state = UpdateState::running;
+  int percent = -1;           // -1: the BMC does not say
+  bool awaits_reset = false;  // completed, staged: active after the System's next reset
+  std::string message;        // the BMC's latest message, for a person
+};
+
 class NodeDriver {
  public:
   virtual ~NodeDriver() = default;
@@ -109,6 +135,18 @@ class NodeDriver {
   virtual boost::asio::awaitable<ActionReport> identify(const DriverTarget& target,
                                                         std::string system_id, bool on) = 0;
   virtual boost::asio::awaitable<ActionReport> reset_controller(const DriverTarget& target) = 0;
+
+  // Firmware updates; a driver that has none (IPMI has no standard one) answers `unsupported`.
+  // Starts one and reports how it stands right after.
+  virtual boost::asio::awaitable<FirmwareUpdateReport> start_firmware_update(
+      const DriverTarget& target, FirmwareUpdateRequest request);
+  // Reads how the update that `monitor` names stands now.
+  virtual boost::asio::awaitable<FirmwareUpdateReport> firmware_update_status(
+      const DriverTarget& target, std::string monitor);
+  // After a crash while an update was being started: the BMC's update for this image URL, if it
+  // has one (state gone when it has none), so that it is followed rather than started twice.
+  virtual boost::asio::awaitable<FirmwareUpdateReport> find_firmware_update(
+      const DriverTarget& target, std::string image_url);
 
   // Logs out of every session it holds (at service shutdown). Never throws.
   virtual boost::asio::awaitable<void> shutdown() = 0;

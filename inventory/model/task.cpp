@@ -9,8 +9,8 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::string_view kind_names[] = {"power",       "boot",    "identify",
-                                           "reprovision", "inspect", "clean"};
+constexpr std::string_view kind_names[] = {"power",   "boot",  "identify", "reprovision",
+                                           "inspect", "clean", "firmware"};
 constexpr std::string_view state_names[] = {"queued", "running", "succeeded", "failed",
                                             "cancelled"};
 constexpr std::string_view step_state_names[] = {"pending", "sending", "running",  "succeeded",
@@ -230,6 +230,20 @@ TaskParameters parse_task_parameters(TaskKind kind, const json& raw) {
       p["action"] = "off";
       p["timeout_s"] = bounded_seconds(body, "timeout_s", 5, 3600, 300);
       break;
+    case TaskKind::firmware: {
+      // The store adds what the image is (component, version, name) when it creates the task.
+      reject_unknown_keys(body, {"image", "reset", "timeout_s"}, "", ErrorKind::invalid);
+      const std::string image = required_string(body, "image");
+      if (!is_uuid(image))
+        throw unprocessable("\"image\" must be the id of an uploaded firmware image", "image");
+      p["image"] = image;
+      // Whether to reset the System when the BMC says the new firmware waits for one (a BIOS);
+      // false leaves it staged, and the task ends without confirming the version.
+      p["reset"] = optional_bool(body, "reset", true);
+      // How long the BMC may take from accepting the image to finishing its task.
+      p["timeout_s"] = bounded_seconds(body, "timeout_s", 10, 14400, 3600);
+      break;
+    }
   }
   return out;
 }

@@ -16,7 +16,7 @@
 namespace ironhold {
 
 // clean: a release's cleaning of an owned server (power off, verified), moving its lifecycle on.
-enum class TaskKind { power, boot, identify, reprovision, inspect, clean };
+enum class TaskKind { power, boot, identify, reprovision, inspect, clean, firmware };
 enum class TaskState { queued, running, succeeded, failed, cancelled };
 // pending: not started. sending: the request is about to go out, or went out and its answer was
 // not recorded (in doubt after a crash). running: sent, now waiting or checking. The rest are

@@ -26,6 +26,7 @@ struct TargetInspection {
   std::optional<DriverError> error;
   std::string detail;  // "2 Systems, 41 components, 23 firmware items"
   nlohmann::json result = nlohmann::json::object();
+  std::vector<FirmwareItem> firmware;  // the node's System's, for a firmware update's checks
 };
 
 class ActionTarget {
@@ -41,6 +42,13 @@ class ActionTarget {
   // Reads the full inventory now and records it (an owned server: like the poller's daily
   // inspection; a cloud instance: its provider's description, then its account's sync).
   virtual boost::asio::awaitable<TargetInspection> inspect() = 0;
+  // Firmware updates, as NodeDriver has them (a cloud instance has none: unsupported).
+  virtual boost::asio::awaitable<FirmwareUpdateReport> start_firmware_update(
+      FirmwareUpdateRequest request) = 0;
+  virtual boost::asio::awaitable<FirmwareUpdateReport> firmware_update_status(
+      std::string monitor) = 0;
+  virtual boost::asio::awaitable<FirmwareUpdateReport> find_firmware_update(
+      std::string image_url) = 0;
   // True when this cycle or reset leaves no trace the target reports (a cloud reboot keeps the
   // instance "running" throughout; an IPMI hard reset never shows the chassis off): the
   // acknowledgement is then the only evidence there is.

@@ -25,6 +25,19 @@ asio::awaitable<ActionReport> BmcTarget::rebuild(RebuildRequest) {
   co_return report;
 }
 
+asio::awaitable<FirmwareUpdateReport> BmcTarget::start_firmware_update(
+    FirmwareUpdateRequest request) {
+  return driver_.start_firmware_update(target_, std::move(request));
+}
+
+asio::awaitable<FirmwareUpdateReport> BmcTarget::firmware_update_status(std::string monitor) {
+  return driver_.firmware_update_status(target_, std::move(monitor));
+}
+
+asio::awaitable<FirmwareUpdateReport> BmcTarget::find_firmware_update(std::string image_url) {
+  return driver_.find_firmware_update(target_, std::move(image_url));
+}
+
 asio::awaitable<TargetReading> BmcTarget::read() {
   StatusReport report = co_await driver_.poll_status(target_);
   TargetReading reading;
@@ -71,6 +84,11 @@ asio::awaitable<TargetInspection> BmcTarget::inspect() {
                  " firmware items";
     out.result = {
         {"systems", report.systems.size()}, {"components", components}, {"firmware", firmware}};
+    for (const auto& system : report.systems)
+      if (system_id_.empty() || system.system_id == system_id_) {
+        out.firmware = system.firmware;
+        break;
+      }
   }
   // Recorded like the poller's inspection (errors too: the node shows what the BMC said), and
   // the daily inspection counts from now.

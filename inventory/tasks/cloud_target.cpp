@@ -67,4 +67,26 @@ asio::awaitable<TargetInspection> CloudTarget::inspect() {
   co_return out;
 }
 
+namespace {
+
+FirmwareUpdateReport no_firmware() {
+  FirmwareUpdateReport report;
+  report.state = UpdateState::failed;
+  report.error = DriverError{DriverErrorCode::unsupported,
+                             "a cloud instance's firmware is its provider's to update"};
+  return report;
+}
+
+}  // namespace
+
+asio::awaitable<FirmwareUpdateReport> CloudTarget::start_firmware_update(FirmwareUpdateRequest) {
+  co_return no_firmware();
+}
+asio::awaitable<FirmwareUpdateReport> CloudTarget::firmware_update_status(std::string) {
+  co_return no_firmware();
+}
+asio::awaitable<FirmwareUpdateReport> CloudTarget::find_firmware_update(std::string) {
+  co_return no_firmware();
+}
+
 }  // namespace ironhold::tasks

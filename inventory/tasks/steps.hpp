@@ -8,6 +8,7 @@
 
 #include "inventory/db/provisioning_store.hpp"
 #include "inventory/tasks/action_target.hpp"
+#include "inventory/tasks/firmware_downloads.hpp"
 #include "inventory/tasks/task_run.hpp"
 
 namespace ironhold::tasks {
@@ -32,6 +33,10 @@ struct PxeSessions {
 boost::asio::awaitable<std::optional<TaskOutcome>> run_pxe_reprovision_task(TaskRun& run,
                                                                             ActionTarget& target,
                                                                             PxeSessions pxe);
+
+// An owned server's firmware update through its BMC, which downloads the image from `downloads`.
+boost::asio::awaitable<std::optional<TaskOutcome>> run_firmware_task(
+    TaskRun& run, ActionTarget& target, const FirmwareDownloads& downloads);
 
 // A failed outcome with this error.
 inline std::optional<TaskOutcome> failed(TaskRun&, std::string error) {

@@ -199,6 +199,14 @@ asio::awaitable<std::optional<TaskOutcome>> TaskEngine::carry_out(TaskRun& run) 
       auto installing = tasks::run_pxe_reprovision_task(run, *target, pxe);  // GCC 12: a local
       co_return co_await std::move(installing);
     }
+    case TaskKind::firmware: {
+      if (!downloads_)
+        co_return refuse(
+            "this server has no URL BMCs could download firmware from (start it "
+            "with --advertise-url)");
+      auto updating = tasks::run_firmware_task(run, *target, *downloads_);  // GCC 12: a local
+      co_return co_await std::move(updating);
+    }
   }
   co_return refuse("this server cannot carry out " + std::string(to_string(job.task.kind)) +
                    " tasks");

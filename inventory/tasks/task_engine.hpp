@@ -21,6 +21,7 @@
 #include "inventory/db/provisioning_store.hpp"
 #include "inventory/db/task_store.hpp"
 #include "inventory/drivers/node_driver.hpp"
+#include "inventory/tasks/firmware_downloads.hpp"
 #include "inventory/tasks/task_run.hpp"
 #include "inventory/util/in_flight.hpp"
 
@@ -55,6 +56,9 @@ class TaskEngine {
   // unfinished (their steps saved, their lease ended) so that the next instance resumes them.
   // Blocks up to `grace`; never call it from an I/O thread.
   void stop(std::chrono::milliseconds grace = std::chrono::seconds(10));
+  // Lets firmware update tasks run: BMCs download images from `downloads` (set before start();
+  // without it they fail saying so).
+  void serve_firmware(tasks::FirmwareDownloads downloads) { downloads_ = std::move(downloads); }
   // Claims now rather than at the next idle tick (a task was just created).
   void wake();
 
@@ -81,6 +85,7 @@ class TaskEngine {
   CloudSync* cloud_;
   db::PollStore* polls_;
   db::ProvisioningStore* provisioning_;
+  std::optional<tasks::FirmwareDownloads> downloads_;
   TaskEngineOptions options_;
   boost::asio::steady_timer wake_timer_;  // the claim loop's pause; touched on the strand only
   InFlight in_flight_;

@@ -69,6 +69,12 @@ void BmcModel::booted() {
   if ((flags[0] & 0x80) && !(flags[0] & 0x40)) flags[0] &= 0x7F;  // one-time override used
 }
 
+void BmcModel::starting(std::chrono::milliseconds after) {
+  const Bytes& flags = boot_params_[5];
+  const bool pxe = (flags[0] & 0x80) && ((flags[1] >> 2) & 0x0F) == 0x01;
+  if (pxe && config_.network_boot) config_.network_boot(after);
+}
+
 bool BmcModel::power_on(Clock::time_point now) {
   settle(now);
   return on_;
@@ -91,12 +97,14 @@ bool BmcModel::chassis_control(PowerAction action, Clock::time_point now) {
       ++counters.power_on;
       change_at_.reset();
       if (!on_) {
+        starting(std::chrono::milliseconds(0));
         on_ = true;
         booted();
       }
       break;
     case PowerAction::cycle:
       ++counters.power_cycle;
+      starting(config_.cycle_delay);
       on_ = false;
       change_at_ = now + config_.cycle_delay;
       change_to_ = true;
@@ -104,6 +112,7 @@ bool BmcModel::chassis_control(PowerAction action, Clock::time_point now) {
     case PowerAction::hard_reset:
       if (!on_) return false;
       ++counters.hard_reset;
+      starting(std::chrono::milliseconds(0));
       booted();
       break;
     case PowerAction::soft_off:
@@ -123,7 +132,10 @@ bool BmcModel::chassis_control(PowerAction action, Clock::time_point now) {
 void BmcModel::set_power(bool on, Clock::time_point now) {
   settle(now);
   change_at_.reset();
-  if (on && !on_) booted();
+  if (on && !on_) {
+    starting(std::chrono::milliseconds(0));
+    booted();
+  }
   on_ = on;
   last_power_by_command_ = false;
   dirty = true;

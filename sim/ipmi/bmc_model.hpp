@@ -5,6 +5,7 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -31,6 +32,11 @@ struct BmcConfig {
   std::chrono::seconds session_timeout{60};  // idle sessions expire after this
   unsigned lockout_after = 5;                // consecutive failed logins that lock a user
   std::chrono::seconds lockout_time{60};
+  // The MAC address of the server's first NIC, the one it PXE boots from ("52:54:01:00:00:07").
+  std::string mac;
+  // Called (under the BMC's lock: it must only post) when the server starts with PXE as its boot
+  // device, `after` the moment the command came in (a cycle: once the server is on again).
+  std::function<void(std::chrono::milliseconds after)> network_boot;
 };
 
 struct BmcCounters {
@@ -116,6 +122,8 @@ class BmcModel {
  private:
   void settle(Clock::time_point now);
   void booted();  // the server started: a one-time boot override is used up
+  // The server will start `after` from now: the PXE ROM runs when PXE is its boot device.
+  void starting(std::chrono::milliseconds after);
 
   BmcConfig config_;
   bool on_ = true;

@@ -4,6 +4,7 @@
 
 #include <boost/asio/signal_set.hpp>
 #include <csignal>
+#include <cstdio>
 
 #include "inventory/crypto/primitives.hpp"
 #include "inventory/error.hpp"
@@ -36,6 +37,7 @@ IpmiFleet::IpmiFleet(const IpmiFleetOptions& options) {
   raise_descriptor_limit(options.count);
   if (!options.state_dir.empty())
     state_dir_ = std::make_unique<redfish::StateDir>(options.state_dir);
+  installer_ = std::make_unique<redfish::Installer>(io_, options.installer);
   for (unsigned i = 0; i < options.count; ++i)
     add_bmc(i, options, udp::endpoint(endpoints[i].address(), endpoints[i].port()));
   if (!options.control.empty()) {
@@ -47,6 +49,13 @@ IpmiFleet::IpmiFleet(const IpmiFleetOptions& options) {
     control_endpoint_ =
         "http://" + bound.address().to_string() + ":" + std::to_string(bound.port());
   }
+}
+
+std::string ipmi_sim_mac(unsigned index) {
+  char mac[18];
+  std::snprintf(mac, sizeof mac, "52:54:01:%02x:%02x:%02x", (index >> 16) & 0xFF,
+                (index >> 8) & 0xFF, index & 0xFF);
+  return mac;
 }
 
 void IpmiFleet::add_bmc(unsigned index, const IpmiFleetOptions& options,
@@ -64,6 +73,15 @@ void IpmiFleet::add_bmc(unsigned index, const IpmiFleetOptions& options,
   config.cycle_delay = options.cycle_delay;
   config.max_sessions = options.max_sessions;
   config.session_timeout = options.session_timeout;
+  config.mac = ipmi_sim_mac(index);
+  redfish::Installer* installer = installer_.get();
+  config.network_boot = [installer, index, mac = config.mac](std::chrono::milliseconds after) {
+    redfish::NetworkBoot boot;
+    boot.bmc = index;
+    boot.macs = {mac};
+    boot.powering_on = after;
+    installer->boot(std::move(boot));
+  };
   bmc->state = std::make_unique<ipmi::SimulatedBmc>(std::move(config));
   if (!saved.state.is_null()) bmc->state->restore_state(saved.state);
   if (state_dir_) {
@@ -103,8 +121,9 @@ IpmiFleet::Bmc& IpmiFleet::bmc(std::size_t i) const {
 
 nlohmann::json IpmiFleet::describe(std::size_t i) const {
   const Bmc& b = bmc(i);
-  nlohmann::json out = {{"index", i}, {"endpoint", b.endpoint}};
+  nlohmann::json out = {{"index", i}, {"endpoint", b.endpoint}, {"mac", ipmi_sim_mac(i)}};
   out.update(b.state->describe());
+  out["installer"] = installer_->describe(static_cast<unsigned>(i));
   return out;
 }
 
@@ -115,6 +134,7 @@ IpmiFleet::~IpmiFleet() {
   // destroyed with it, never run.
   control_.reset();
   for (auto& bmc : bmcs_) bmc->server.reset();
+  installer_.reset();
 }
 
 void IpmiFleet::run() {

@@ -14,6 +14,7 @@
 
 #include "sim/ipmi/simulated_bmc.hpp"
 #include "sim/ipmi/udp_server.hpp"
+#include "sim/redfish/installer.hpp"
 
 namespace ironhold::sim {
 
@@ -39,7 +40,13 @@ struct IpmiFleetOptions {
   std::filesystem::path state_dir;
   // Empty: no control API. Else "HOST:PORT" for the plain-HTTP control API (port 0: a free one).
   std::string control;
+  // What a server does when it starts with PXE as its boot device (the same PXE ROM and installer
+  // as the Redfish simulator's). Each server's NIC has the MAC 52:54:01 followed by its index.
+  redfish::InstallerOptions installer;
 };
+
+// The MAC address of BMC `index`'s server's PXE NIC.
+std::string ipmi_sim_mac(unsigned index);
 
 class IpmiFleet {
  public:
@@ -80,6 +87,7 @@ class IpmiFleet {
   std::unique_ptr<redfish::StateDir> state_dir_;  // before io_: outlives every BMC that saves
   boost::asio::io_context io_;
   std::vector<std::unique_ptr<Bmc>> bmcs_;
+  std::unique_ptr<redfish::Installer> installer_;  // after io_: destroyed before it
   std::unique_ptr<redfish::ControlServer> control_;
   std::string control_endpoint_;
   std::thread thread_;

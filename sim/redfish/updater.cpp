@@ -21,6 +21,8 @@ namespace {
 
 // Images up to this size are accepted (the simulator holds one in memory while it "flashes").
 constexpr std::size_t kMaxImage = 256u << 20;
+// Tries of a download that reaches no server, one more second apart each time (15 s in all).
+constexpr int kDownloadAttempts = 6;
 
 std::string now_text() {
   return format_rfc3339(std::chrono::system_clock::now());
@@ -76,8 +78,18 @@ asio::awaitable<void> Updater::run(FirmwareJob job) {
                    {"PercentComplete", 5},
                    {"Messages", json::array({message("Update.1.0.TransferringToComponent",
                                                      "Downloading " + job.image_uri, "OK")})}});
-  auto downloading = http_fetch(job.image_uri, boost::beast::http::verb::get, {}, kMaxImage);
-  const FetchResult image = co_await std::move(downloading);
+  // Like BMC firmware, a download that reaches no server (the service restarting) is tried again
+  // a few times before the update fails; an HTTP error answer is final.
+  FetchResult image;
+  asio::steady_timer retry(io_);
+  for (int attempt = 1;; ++attempt) {
+    auto downloading = http_fetch(job.image_uri, boost::beast::http::verb::get, {}, kMaxImage);
+    image = co_await std::move(downloading);
+    if (image.status != 0 || attempt == kDownloadAttempts) break;
+    retry.expires_after(std::chrono::seconds(attempt));
+    boost::system::error_code ignored;
+    co_await retry.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+  }
   if (image.status != 200) {
     bmc.update_task(job.task,
                     failed("the image could not be downloaded from " + job.image_uri + ": " +

@@ -47,7 +47,8 @@ asio::awaitable<Response> bulk_action(Services& s, RequestContext& ctx) {
   const std::string action = required_string(body, "action");
   // The actions a bulk request may take; cleaning belongs to the lifecycle (release).
   const auto kind = parse_enum<TaskKind>(action);
-  if (!kind || *kind == TaskKind::clean)
+  // Firmware goes to many nodes through a rollout (canary, batches, health gate), not at once.
+  if (!kind || *kind == TaskKind::clean || *kind == TaskKind::firmware)
     throw unprocessable("\"action\" must be power, boot, identify, reprovision or inspect",
                         "action");
   bool dry_run = false;

@@ -7,6 +7,7 @@
 
 #include "inventory/crypto/primitives.hpp"
 #include "inventory/crypto/sha256_stream.hpp"
+#include "inventory/tasks/firmware_downloads.hpp"
 #include "inventory/util/time.hpp"
 #include "web/openapi.hpp"
 #include "web/routes/routes.hpp"
@@ -29,7 +30,7 @@ const crypto::UrlSigner& signer_of(Services& s) {
 }
 
 std::string content_path(const std::string& id) {
-  return "/api/v1/firmware/images/" + id + "/content";
+  return tasks::firmware_content_path(id);
 }
 
 // X-Checksum-SHA256, when the uploader sent one: 64 hex digits, compared in lower case.
@@ -159,14 +160,13 @@ asio::awaitable<Response> signed_url(Services& s, RequestContext& ctx) {
   auto work = [store, id = ctx.path_param("id")] { return store->get(id); };
   const FirmwareImage image = co_await s.blocking(work);
   const auto expires = std::chrono::system_clock::now() + std::chrono::seconds(seconds);
-  const std::string path = content_path(image.id);
+  const tasks::FirmwareDownloads downloads{&signer_of(s), s.advertise_url};
   ctx.set_target("firmware_image", image.id, image.spec.name);
   ctx.audit_details = {{"expires_in_s", seconds}};
-  co_return ctx.json(http::status::ok,
-                     {{"url", s.advertise_url + path + signer_of(s).query_for(path, expires)},
-                      {"expires_at", format_rfc3339(expires)},
-                      {"sha256", image.sha256},
-                      {"size", image.size}});
+  co_return ctx.json(http::status::ok, {{"url", downloads.url(image.id, expires)},
+                                        {"expires_at", format_rfc3339(expires)},
+                                        {"sha256", image.sha256},
+                                        {"size", image.size}});
 }
 
 // The image's bytes, read from PostgreSQL a chunk at a time as the client takes them.

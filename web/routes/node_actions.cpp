@@ -1,6 +1,6 @@
-// POST /api/v1/nodes/{id}/power|boot|identify|reprovision: every action is a task, written to
-// PostgreSQL before anything is sent and carried out by the task engine; the answer is 202 with the
-// task and a Location to follow it. An Idempotency-Key makes a retried request return the same
+// POST /api/v1/nodes/{id}/power|boot|identify|reprovision|firmware: every action is a task, written
+// to PostgreSQL before anything is sent and carried out by the task engine; the answer is 202 with
+// the task and a Location to follow it. An Idempotency-Key makes a retried request return the same
 // task.
 #include "inventory/tasks/task_engine.hpp"
 #include "web/idempotency.hpp"
@@ -57,6 +57,9 @@ asio::awaitable<Response> identify(Services& s, RequestContext& ctx) {
 asio::awaitable<Response> reprovision(Services& s, RequestContext& ctx) {
   return create_node_task(s, ctx, TaskKind::reprovision);
 }
+asio::awaitable<Response> firmware(Services& s, RequestContext& ctx) {
+  return create_node_task(s, ctx, TaskKind::firmware);
+}
 
 json idempotency_header() {
   return {{"name", "Idempotency-Key"},
@@ -103,6 +106,15 @@ void register_node_action_routes(Api& api) {
                      "installer over PXE (GET /api/v1/provisioning/ipxe) and is done when the "
                      "installer calls back",
                      params, openapi::ref("ReprovisionRequest"), 202, openapi::ref("Task")}});
+  api.router().add({http::verb::post,
+                    "/api/v1/nodes/{id}/firmware",
+                    Access::operator_,
+                    bind(firmware),
+                    {"Update one firmware component of an owned server from an uploaded image (a "
+                     "task): the BMC downloads it through a signed URL (Redfish SimpleUpdate), "
+                     "the task follows the BMC's task, resets the System when the new firmware "
+                     "waits for it, and confirms the new version in the firmware inventory",
+                     params, openapi::ref("FirmwareUpdateRequest"), 202, openapi::ref("Task")}});
 }
 
 }  // namespace ironhold::web

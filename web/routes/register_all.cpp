@@ -20,6 +20,8 @@ void register_all_routes(Api& api) {
   register_metrics_routes(api);
   register_provisioning_routes(api);
   register_firmware_image_routes(api);
+  register_rollout_routes(api);
+  register_firmware_baseline_routes(api);
 }
 
 }  // namespace ironhold::web

@@ -21,5 +21,7 @@ void register_bulk_action_routes(Api& api);
 void register_node_lifecycle_routes(Api& api);
 void register_provisioning_routes(Api& api);
 void register_firmware_image_routes(Api& api);
+void register_rollout_routes(Api& api);
+void register_firmware_baseline_routes(Api& api);
 
 }  // namespace ironhold::web

@@ -118,7 +118,7 @@ void register_task_routes(Api& api) {
   const json list_params = json::array(
       {query("node", "a node's id or name"),
        query("state", "queued, running, succeeded, failed or cancelled"),
-       query("kind", "power, boot, identify, reprovision or inspect"),
+       query("kind", "power, boot, identify, reprovision, inspect, clean or firmware"),
        query("bulk_id", "the tasks of one bulk action"), query("limit", "1 to 1000, default 100"),
        query("cursor", "the previous page's next value, alone")});
   api.router().add(

@@ -24,6 +24,7 @@ TestServer::TestServer(web::ServerOptions options, bmc::ProbeOptions probe,
   if (cloud_sync) config.cloud_sync = *cloud_sync;
   config.tasks_enabled = tasks.has_value();
   if (tasks) config.tasks = *tasks;
+  config.rollout_interval = std::chrono::milliseconds(200);
   host_ = std::make_unique<app::ServiceHost>(config);
   port_ = host_->start().port();
 }

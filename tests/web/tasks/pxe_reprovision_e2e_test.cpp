@@ -5,6 +5,7 @@
 // whose PXE boot reaches no script, and the refusals of bad requests and stray call-backs.
 #include <catch2/catch.hpp>
 
+#include "sim/ipmi/fleet.hpp"
 #include "sim/redfish/fleet.hpp"
 #include "sim/redfish/installer.hpp"
 #include "tests/support/project_mockups.hpp"
@@ -237,4 +238,53 @@ TEST_CASE("an owned server's reprovision request is checked before anything is s
   CHECK(refused({{"image", kImage}, {"mac", "zz:zz"}}).find("MAC address") != std::string::npos);
   CHECK(lifecycle_of(server, token, id) == "available");
   CHECK(fleet.describe(0)["counters"]["boot_overrides"] == 0);
+}
+
+TEST_CASE("an IPMI server is reprovisioned over PXE with the MAC the request names",
+          "[tasks][provisioning][e2e][ipmi]") {
+  TestServer server({}, {}, fast_poller());
+  sim::IpmiFleetOptions o;
+  o.listen = "127.0.87.9:0";
+  o.cycle_delay = 200ms;
+  o.installer.pxe_url = server.url() + "/api/v1/provisioning/ipxe?mac=${net0/mac}";
+  o.installer.install_time = 300ms;
+  sim::IpmiFleet fleet(o);
+  fleet.start();
+  const auto token = server.token("operator");
+  const auto enrolled =
+      http_send(server.port(), "POST", "/api/v1/nodes",
+                {{"name", "old-pxe-01"},
+                 {"driver", "ipmi"},
+                 {"endpoint", fleet.endpoint(0)},
+                 {"credentials", {{"username", "admin"}, {"password", "password"}}}},
+                token);
+  REQUIRE(enrolled.status == 201);
+  const std::string id = enrolled.json()["id"];
+  REQUIRE(wait_for_node(server, token, id, [](const json& n) {
+            return n["lifecycle"] == "available";
+          })["lifecycle"] == "available");
+
+  // IPMI inventories no NIC addresses: the request names the PXE NIC's.
+  const auto without_mac = post_action(server, token, id, "reprovision", {{"image", kImage}});
+  REQUIRE(without_mac.status == 202);
+  const json refused = wait_task_end(server, token, without_mac.json()["id"]);
+  CHECK(refused["state"] == "failed");
+  CHECK(http_send(server.port(), "POST", "/api/v1/nodes/" + id + "/lifecycle",
+                  {{"action", "provide"}}, token)
+            .status == 200);
+
+  const std::string mac = fleet.describe(0)["mac"];
+  const std::string task_id =
+      start_task(server, token, id, "reprovision", {{"image", kImage}, {"mac", mac}});
+  const json task = wait_task_end(server, token, task_id);
+  INFO(task.dump(2));
+  REQUIRE(task["state"] == "succeeded");
+  CHECK(lifecycle_of(server, token, id) == "deployed");
+  const json bmc = fleet.describe(0);
+  INFO(bmc.dump(2));
+  CHECK(bmc["installer"]["boots"] == 1);
+  CHECK(bmc["installer"]["callbacks"] == 1);
+  CHECK(bmc["installer"]["last"]["mac"] == mac);
+  CHECK(bmc["counters"]["power_cycle"].get<int>() + bmc["counters"]["power_on"].get<int>() >= 1);
+  CHECK(bmc["boot"]["valid"] == false);  // the one-time PXE boot was used up
 }

@@ -1,0 +1,27 @@
+#pragma once
+// Where BMCs download firmware images from: this service's advertised URL, with a signed,
+// expiring query instead of an API token (the BMC only ever gets a URL).
+#include <chrono>
+#include <string>
+
+#include "inventory/crypto/url_signer.hpp"
+
+namespace ironhold::tasks {
+
+// "/api/v1/firmware/images/<id>/content": the route that serves an image's bytes.
+std::string firmware_content_path(const std::string& image_id);
+
+struct FirmwareDownloads {
+  const crypto::UrlSigner* signer = nullptr;
+  std::string base_url;  // --advertise-url, without a trailing '/'
+
+  // The URL of image `image_id` valid until `expires` (the same inputs give the same URL, so a
+  // resumed task can recognise the URL it sent).
+  std::string url(const std::string& image_id, std::chrono::system_clock::time_point expires) const;
+};
+
+// `text` with `url`'s query (its signature) cut wherever the URL appears in it: what reports and
+// logs may show.
+std::string without_signature(std::string text, const std::string& url);
+
+}  // namespace ironhold::tasks

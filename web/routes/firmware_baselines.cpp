@@ -1,0 +1,168 @@
+// Firmware baselines per server model (PUT/GET/DELETE /api/v1/firmware/baselines/{model}) and the
+// fleet's compliance against them (GET /api/v1/firmware/compliance, JSON or ?format=csv for
+// auditors).
+#include "web/csv_writer.hpp"
+#include "web/openapi.hpp"
+#include "web/routes/routes.hpp"
+
+namespace ironhold::web {
+namespace {
+
+using nlohmann::json;
+
+db::BaselineStore& store_of(Services& s) {
+  if (!s.baselines) throw Error(ErrorKind::unavailable, "this server keeps no firmware baselines");
+  return *s.baselines;
+}
+
+asio::awaitable<Response> put_baseline(Services& s, RequestContext& ctx) {
+  ctx.only_query({});
+  const auto components = parse_baseline_components(ctx.json_body());
+  db::BaselineStore* store = &store_of(s);
+  auto work = [store, model = ctx.path_param("model"), components, actor = ctx.actor()] {
+    return store->put(model, components, actor);
+  };
+  const FirmwareBaseline baseline = co_await s.blocking(work);
+  ctx.set_target("firmware_baseline", baseline.model, baseline.model);
+  ctx.audit_details = {{"components", baseline.components}};
+  co_return ctx.json(http::status::ok, to_json(baseline));
+}
+
+asio::awaitable<Response> list_baselines(Services& s, RequestContext& ctx) {
+  ctx.only_query({});
+  db::BaselineStore* store = &store_of(s);
+  auto work = [store] { return store->list(); };
+  const auto baselines = co_await s.blocking(work);
+  json items = json::array();
+  for (const auto& b : baselines) items.push_back(to_json(b));
+  co_return ctx.json(http::status::ok, {{"items", std::move(items)}});
+}
+
+asio::awaitable<Response> get_baseline(Services& s, RequestContext& ctx) {
+  ctx.only_query({});
+  db::BaselineStore* store = &store_of(s);
+  auto work = [store, model = ctx.path_param("model")] { return store->get(model); };
+  const FirmwareBaseline baseline = co_await s.blocking(work);
+  co_return ctx.json(http::status::ok, to_json(baseline));
+}
+
+asio::awaitable<Response> delete_baseline(Services& s, RequestContext& ctx) {
+  ctx.only_query({});
+  db::BaselineStore* store = &store_of(s);
+  const std::string model = ctx.path_param("model");
+  auto work = [store, model] { store->remove(model); };
+  co_await s.blocking(work);
+  ctx.set_target("firmware_baseline", model, model);
+  co_return ctx.empty(http::status::no_content);
+}
+
+std::string compliance_csv(const ComplianceReport& report) {
+  static const std::string header[] = {"node_id",  "node_name", "model", "component",
+                                       "expected", "actual",    "status"};
+  std::string out = csv_row(header);
+  for (const auto& i : report.issues) {
+    const std::string row[] = {i.node_id,
+                               i.node_name,
+                               i.model,
+                               i.component,
+                               i.expected,
+                               i.actual.value_or(""),
+                               i.actual ? "outdated" : "missing"};
+    out += csv_row(row);
+  }
+  return out;
+}
+
+asio::awaitable<Response> compliance(Services& s, RequestContext& ctx) {
+  ctx.only_query({"format"});
+  const std::string format = ctx.query_value("format").value_or("json");
+  if (format != "json" && format != "csv")
+    throw invalid("\"format\" must be json or csv", "format");
+  db::BaselineStore* store = &store_of(s);
+  auto work = [store] { return store->compliance(); };
+  const ComplianceReport report = co_await s.blocking(work);
+  if (format == "csv") {
+    Response res{http::status::ok, ctx.request.version()};
+    res.set(http::field::content_type, "text/csv; charset=utf-8; header=present");
+    res.set(http::field::content_disposition, "attachment; filename=\"firmware-compliance.csv\"");
+    res.body() = compliance_csv(report);
+    res.prepare_payload();
+    co_return res;
+  }
+  json items = json::array();
+  for (const auto& issue : report.issues) items.push_back(to_json(issue));
+  co_return ctx.json(http::status::ok, {{"nodes_checked", report.nodes_checked},
+                                        {"nodes_compliant", report.nodes_compliant},
+                                        {"items", std::move(items)}});
+}
+
+json baseline_schema() {
+  return {{"type", "object"},
+          {"properties",
+           {{"model", {{"type", "string"}}},
+            {"components", {{"type", "object"}, {"additionalProperties", {{"type", "string"}}}}},
+            {"updated_by", {{"type", {"string", "null"}}}},
+            {"updated_at", {{"type", "string"}}}}}};
+}
+
+}  // namespace
+
+void register_firmware_baseline_routes(Api& api) {
+  Services& s = api.services();
+  auto bind = [&s](asio::awaitable<Response> (*fn)(Services&, RequestContext&)) -> Handler {
+    return [&s, fn](RequestContext& ctx) { return fn(s, ctx); };
+  };
+  const json none = json::array();
+  api.router().add(
+      {http::verb::put,
+       "/api/v1/firmware/baselines/{model}",
+       Access::admin,
+       bind(put_baseline),
+       {"Set the firmware baseline of a server model (the versions its components should run)",
+        none,
+        {{"type", "object"},
+         {"required", {"components"}},
+         {"properties",
+          {{"components", {{"type", "object"}, {"additionalProperties", {{"type", "string"}}}}}}}},
+        200,
+        baseline_schema()}});
+  api.router().add(
+      {http::verb::get,
+       "/api/v1/firmware/baselines",
+       Access::viewer,
+       bind(list_baselines),
+       {"Firmware baselines, by model",
+        none,
+        nullptr,
+        200,
+        {{"type", "object"},
+         {"properties", {{"items", {{"type", "array"}, {"items", baseline_schema()}}}}}}}});
+  api.router().add({http::verb::get,
+                    "/api/v1/firmware/baselines/{model}",
+                    Access::viewer,
+                    bind(get_baseline),
+                    {"One model's firmware baseline", none, nullptr, 200, baseline_schema()}});
+  api.router().add({http::verb::delete_,
+                    "/api/v1/firmware/baselines/{model}",
+                    Access::admin,
+                    bind(delete_baseline),
+                    {"Remove a model's firmware baseline", none, nullptr, 204, nullptr}});
+  api.router().add({http::verb::get,
+                    "/api/v1/firmware/compliance",
+                    Access::viewer,
+                    bind(compliance),
+                    {"Every node and component out of its model's baseline (outdated or missing); "
+                     "?format=csv for auditors",
+                     json::array({{{"name", "format"},
+                                   {"in", "query"},
+                                   {"schema", {{"type", "string"}, {"enum", {"json", "csv"}}}}}}),
+                     nullptr,
+                     200,
+                     {{"type", "object"},
+                      {"properties",
+                       {{"nodes_checked", {{"type", "integer"}}},
+                        {"nodes_compliant", {{"type", "integer"}}},
+                        {"items", {{"type", "array"}, {"items", {{"type", "object"}}}}}}}}}});
+}
+
+}  // namespace ironhold::web
