@@ -60,3 +60,6 @@ CREATE TABLE firmware_baselines (
   updated_by  text,
   updated_at  timestamptz NOT NULL DEFAULT now()
 );
+
+-- A rollout started with an Idempotency-Key: a retry of the same request returns it.
+ALTER TABLE idempotency_keys ADD COLUMN rollout_id uuid;

@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 build_dir=${IRONHOLD_TEST_BUILD_DIR:-build-test}
 jobs=${IRONHOLD_JOBS:-$(nproc)}
 started=$(date +%s)
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DIRONHOLD_SANITIZE=ON -DIRONHOLD_TESTS=ON
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DIRONHOLD_SANITIZE=ON -DIRONHOLD_TESTS=ON \
+  -DIRONHOLD_UNITY_BUILD=ON
 cmake --build "$build_dir" -j "$jobs"
 echo "test.sh: build took $(( $(date +%s) - started )) s" >&2
 

@@ -9,7 +9,6 @@
 // finishes).
 #include <algorithm>
 
-#include "inventory/db/audit_append.hpp"
 #include "inventory/db/event_append.hpp"
 #include "inventory/db/rollout_rows.hpp"
 #include "inventory/db/rollout_store.hpp"
@@ -40,18 +39,6 @@ void finish_node(pqxx::work& tx, const std::string& rollout, RolloutNode& n, Rol
       "UPDATE rollout_nodes SET state = $3, error = $4, finished_at = now() "
       " WHERE rollout_id = $1::uuid AND node_id = $2::uuid",
       rollout, n.node_id, std::string(to_string(state)), nullable(error));
-}
-
-void audit_rollout(pqxx::work& tx, const Rollout& r, const std::string& action, json details) {
-  AuditEntry e;
-  e.actor = "rollout";
-  e.action = action;
-  e.target_type = "firmware_rollout";
-  e.target_id = r.id;
-  e.target_name = r.image_name;
-  e.outcome = "ok";
-  e.details = std::move(details);
-  append_audit_entry(tx, e);
 }
 
 class Advancer {
@@ -203,7 +190,7 @@ class Advancer {
           "UPDATE firmware_rollouts SET state = 'succeeded', updated_at = now(), "
           "       finished_at = now() WHERE id = $1::uuid",
           r_.id);
-      audit_rollout(tx_, r_, "rollout.succeeded", counts());
+      audit_rollout(tx_, r_, "rollout", "rollout.succeeded", counts());
       ++totals_.rollouts_ended;
     } else if (r_.state == RolloutState::aborted) {
       tx_.exec_params(
@@ -232,7 +219,7 @@ class Advancer {
         r_.id, reason);
     json details = counts();
     details["reason"] = reason;
-    audit_rollout(tx_, r_, "rollout.halted", std::move(details));
+    audit_rollout(tx_, r_, "rollout", "rollout.halted", std::move(details));
     log::warn("a firmware rollout halted", {{"rollout", r_.id}, {"reason", reason}});
     ++totals_.rollouts_ended;
     changed_ = true;

@@ -1,5 +1,6 @@
 #include "inventory/db/rollout_rows.hpp"
 
+#include "inventory/db/audit_append.hpp"
 #include "inventory/db/row_values.hpp"
 
 namespace ironhold::db {
@@ -61,6 +62,19 @@ std::vector<RolloutNode> read_rollout_nodes(pqxx::work& tx, const std::string& i
     nodes.push_back(std::move(n));
   }
   return nodes;
+}
+
+void audit_rollout(pqxx::work& tx, const Rollout& rollout, const std::string& actor,
+                   const std::string& action, json details) {
+  AuditEntry e;
+  e.actor = actor;
+  e.action = action;
+  e.target_type = "firmware_rollout";
+  e.target_id = rollout.id;
+  e.target_name = rollout.image_name;
+  e.outcome = "ok";
+  e.details = std::move(details);
+  append_audit_entry(tx, e);
 }
 
 std::optional<Rollout> read_rollout(pqxx::work& tx, const std::string& id, bool lock) {

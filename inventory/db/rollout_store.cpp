@@ -1,12 +1,12 @@
 // Creating rollouts and the operator's pause, resume and abort; advance() is rollout_advance.cpp.
 #include "inventory/db/rollout_store.hpp"
 
-#include "inventory/db/audit_append.hpp"
 #include "inventory/db/db_json.hpp"
 #include "inventory/db/node_query_sql.hpp"
 #include "inventory/db/node_rows.hpp"
 #include "inventory/db/rollout_rows.hpp"
 #include "inventory/db/row_values.hpp"
+#include "inventory/db/task_insert.hpp"
 #include "inventory/db/transaction.hpp"
 #include "inventory/error.hpp"
 
@@ -56,19 +56,6 @@ Rollout must_read(pqxx::work& tx, const std::string& id, bool lock) {
   return std::move(*found);
 }
 
-void audit(pqxx::work& tx, const Rollout& r, const std::string& actor, const std::string& action,
-           json details = json::object()) {
-  AuditEntry e;
-  e.actor = actor;
-  e.action = action;
-  e.target_type = "firmware_rollout";
-  e.target_id = r.id;
-  e.target_name = r.image_name;
-  e.outcome = "ok";
-  e.details = std::move(details);
-  append_audit_entry(tx, e);
-}
-
 void set_state(pqxx::work& tx, const std::string& id, RolloutState state) {
   tx.exec_params("UPDATE firmware_rollouts SET state = $2, updated_at = now() WHERE id = $1::uuid",
                  id, std::string(to_string(state)));
@@ -76,10 +63,20 @@ void set_state(pqxx::work& tx, const std::string& id, RolloutState state) {
 
 }  // namespace
 
-Rollout RolloutStore::create(const RolloutSpec& spec, const std::string& requested_by) {
+RolloutStore::Created RolloutStore::create(const RolloutSpec& spec, const std::string& requested_by,
+                                           const std::optional<IdempotencyKey>& key) {
   if (tasks_.refusals().firmware)
     throw unprocessable("cannot roll out firmware: " + *tasks_.refusals().firmware);
-  return transact(db_, [&](pqxx::work& tx) {
+  return transact(db_, [&](pqxx::work& tx) -> Created {
+    if (key && !claim_idempotency_key(tx, *key)) {
+      const auto earlier = tx.exec_params1(
+          "SELECT rollout_id FROM idempotency_keys WHERE token_id = $1 AND key = $2", key->token_id,
+          key->key);
+      if (earlier[0].is_null())
+        throw unprocessable("this Idempotency-Key was used for another kind of request",
+                            "Idempotency-Key");
+      return {must_read(tx, earlier[0].as<std::string>(), false), true};
+    }
     const auto image = tx.exec_params(
         "SELECT name, component, version, model FROM firmware_images "
         " WHERE id = $1::uuid AND state = 'ready'",
@@ -126,7 +123,11 @@ Rollout RolloutStore::create(const RolloutSpec& spec, const std::string& request
           "VALUES ($1::uuid, $2::uuid, $3, $4, $5, $6)",
           id, nodes[i].id, nodes[i].name, nullable(rack_of(nodes[i])), position, batch);
     }
-    return must_read(tx, id, false);
+    if (key)
+      tx.exec_params(
+          "UPDATE idempotency_keys SET rollout_id = $3::uuid WHERE token_id = $1 AND key = $2",
+          key->token_id, key->key, id);
+    return {must_read(tx, id, false), false};
   });
 }
 
@@ -156,7 +157,7 @@ Rollout RolloutStore::pause(const std::string& id, const std::string& actor) {
       throw conflict("rollout " + id + " is " + std::string(to_string(r.state)) +
                      ": only a running rollout can be paused");
     set_state(tx, id, RolloutState::paused);
-    audit(tx, r, actor, "rollout.pause");
+    audit_rollout(tx, r, actor, "rollout.pause");
     return must_read(tx, id, false);
   });
 }
@@ -174,8 +175,8 @@ Rollout RolloutStore::resume(const std::string& id, const std::string& actor) {
         "                        WHERE rollout_id = $1::uuid AND state = 'failed') "
         "WHERE id = $1::uuid",
         id);
-    audit(tx, r, actor, "rollout.resume",
-          {{"from", to_string(r.state)}, {"halt_reason", json_or_null(r.halt_reason)}});
+    audit_rollout(tx, r, actor, "rollout.resume",
+                  {{"from", to_string(r.state)}, {"halt_reason", json_or_null(r.halt_reason)}});
     return must_read(tx, id, false);
   });
 }
@@ -208,7 +209,7 @@ Rollout RolloutStore::abort(const std::string& id, const std::string& actor) {
     tx.exec_params(
         "UPDATE firmware_rollouts SET state = 'aborted', updated_at = now() WHERE id = $1::uuid",
         id);
-    audit(tx, r, actor, "rollout.abort", {{"from", to_string(r.state)}});
+    audit_rollout(tx, r, actor, "rollout.abort", {{"from", to_string(r.state)}});
     return must_read(tx, id, false);
   });
 }

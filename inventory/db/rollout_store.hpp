@@ -32,7 +32,14 @@ class RolloutStore {
   // the first `canary` nodes as batch 0. Unprocessable when nothing matches, more than 10,000
   // nodes do, the image is not ready, firmware cannot be updated here, or a node cannot take the
   // update (a cloud instance, an IPMI server, another model than the image's), naming them.
-  Rollout create(const RolloutSpec& spec, const std::string& requested_by);
+  // With an Idempotency-Key, the same request again (within 24 hours) returns the rollout it
+  // created then (`replayed`), and another request under the key is unprocessable.
+  struct Created {
+    Rollout rollout;
+    bool replayed = false;
+  };
+  Created create(const RolloutSpec& spec, const std::string& requested_by,
+                 const std::optional<IdempotencyKey>& key = std::nullopt);
   Rollout get(const std::string& id);    // with its nodes; not_found
   std::vector<Rollout> list(int limit);  // newest first, with their nodes (for the counts)
 

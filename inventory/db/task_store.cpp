@@ -189,30 +189,16 @@ std::vector<Task> tasks_by_ids(pqxx::work& tx, const std::vector<std::string>& i
 
 // Inserts the key's record, or finds the earlier one: its task ids when the request is the same.
 std::optional<CreatedTasks> claim_key(pqxx::work& tx, const IdempotencyKey& key) {
-  // A record older than the key's lifetime no longer counts.
-  tx.exec_params(std::string("DELETE FROM idempotency_keys WHERE token_id = $1 AND key = $2 "
-                             "AND created_at < now() - ") +
-                     kKeyLifetime,
-                 key.token_id, key.key);
-  const auto inserted = tx.exec_params(
-      "INSERT INTO idempotency_keys (token_id, key, request_hash) VALUES ($1, $2, $3) "
-      "ON CONFLICT DO NOTHING RETURNING 1",
-      key.token_id, key.key, key.request_hash);
-  if (!inserted.empty()) return std::nullopt;
+  if (claim_idempotency_key(tx, key)) return std::nullopt;
   const auto earlier = tx.exec_params1(
-      "SELECT request_hash, array_to_json(task_ids)::text, bulk_id FROM idempotency_keys "
+      "SELECT array_to_json(task_ids)::text, bulk_id FROM idempotency_keys "
       "WHERE token_id = $1 AND key = $2",
       key.token_id, key.key);
-  if (earlier[0].as<std::string>() != key.request_hash)
-    throw unprocessable(
-        "this Idempotency-Key was already used with a different request; use a new key for a "
-        "new request",
-        "Idempotency-Key");
   std::vector<std::string> ids;
-  for (const auto& id : json::parse(earlier[1].c_str())) ids.push_back(id.get<std::string>());
+  for (const auto& id : json::parse(earlier[0].c_str())) ids.push_back(id.get<std::string>());
   CreatedTasks replay;
   replay.tasks = tasks_by_ids(tx, ids);
-  if (!earlier[2].is_null()) replay.bulk_id = earlier[2].as<std::string>();
+  if (!earlier[1].is_null()) replay.bulk_id = earlier[1].as<std::string>();
   replay.replayed = true;
   return replay;
 }
@@ -325,6 +311,28 @@ std::string outcome_message(const Task& task, TaskState state,
 }
 
 }  // namespace
+
+bool claim_idempotency_key(pqxx::work& tx, const IdempotencyKey& key) {
+  // A record older than the key's lifetime no longer counts.
+  tx.exec_params(std::string("DELETE FROM idempotency_keys WHERE token_id = $1 AND key = $2 "
+                             "AND created_at < now() - ") +
+                     kKeyLifetime,
+                 key.token_id, key.key);
+  const auto inserted = tx.exec_params(
+      "INSERT INTO idempotency_keys (token_id, key, request_hash) VALUES ($1, $2, $3) "
+      "ON CONFLICT DO NOTHING RETURNING 1",
+      key.token_id, key.key, key.request_hash);
+  if (!inserted.empty()) return true;
+  const auto earlier =
+      tx.exec_params1("SELECT request_hash FROM idempotency_keys WHERE token_id = $1 AND key = $2",
+                      key.token_id, key.key);
+  if (earlier[0].as<std::string>() != key.request_hash)
+    throw unprocessable(
+        "this Idempotency-Key was already used with a different request; use a new key for a "
+        "new request",
+        "Idempotency-Key");
+  return false;
+}
 
 std::string create_task_in(pqxx::work& tx, const crypto::SecretBox& box, const Refusals& refusals,
                            const NewTask& request) {

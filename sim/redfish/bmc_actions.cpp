@@ -15,15 +15,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* reset_action = "#ComputerSystem.Reset";
-
-Response no_content() {
-  Response res{http::status::no_content, 11};
-  res.set("OData-Version", "4.0");
-  res.prepare_payload();
-  return res;
-}
-
 bool allowed(const json& object, const std::string& property, const std::string& value) {
   const auto it = object.find(property + "@Redfish.AllowableValues");
   if (it == object.end() || !it->is_array()) return true;

@@ -16,8 +16,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* reset_action = "#ComputerSystem.Reset";  // also in bmc_actions.cpp
-
 // The action's target as a resource path, or empty.
 std::string action_target(const json& doc, const char* action) {
   const auto actions = doc.find("Actions");
@@ -27,13 +25,6 @@ std::string action_target(const json& doc, const char* action) {
   const auto target = it->find("target");
   return target != it->end() && target->is_string() ? resource_path(target->get<std::string>())
                                                     : "";
-}
-
-Response no_content() {
-  Response res{http::status::no_content, 11};
-  res.set("OData-Version", "4.0");
-  res.prepare_payload();
-  return res;
 }
 
 // splitmix64: a fixed, well-spread value per instance (never zero for index 0 too).

@@ -47,6 +47,13 @@ Response method_not_allowed(const std::string& url) {
                        "The HTTP method is not allowed on the URI " + url + ".", {url});
 }
 
+Response no_content() {
+  Response res{http::status::no_content, 11};
+  res.set("OData-Version", "4.0");
+  res.prepare_payload();
+  return res;
+}
+
 Response malformed_json() {
   return redfish_error(http::status::bad_request, "MalformedJSON",
                        "The request body submitted was malformed JSON and could not be parsed by "

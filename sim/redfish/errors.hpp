@@ -17,6 +17,11 @@ inline constexpr const char* base_registry = "Base.1.16.0";
 
 // A JSON response with the headers every Redfish answer carries.
 Response json_response(http::status status, const nlohmann::json& body);
+// 204 with the headers every Redfish answer carries (an action or PATCH that succeeded).
+Response no_content();
+
+// The ComputerSystem reset action's name in a System's Actions.
+inline constexpr const char* reset_action = "#ComputerSystem.Reset";
 
 Response redfish_error(http::status status, const std::string& message_id,
                        const std::string& message, const std::vector<std::string>& args = {});

@@ -13,7 +13,7 @@ namespace {
 
 using nlohmann::json;
 
-db::CloudAccountStore& store_of(Services& s) {
+db::CloudAccountStore& accounts_of(Services& s) {
   if (!s.cloud_accounts)
     throw Error(ErrorKind::unavailable, "cloud accounts are unavailable on this server");
   return *s.cloud_accounts;
@@ -51,7 +51,7 @@ asio::awaitable<Response> enroll_account(Services& s, RequestContext& ctx) {
     ctx.target_name = body["name"].get<std::string>();
   const CloudAccountSpec spec = parse_cloud_account_spec(body);
   ctx.audit_details["parameters"] = public_parameters(spec);
-  db::CloudAccountStore* store = &store_of(s);
+  db::CloudAccountStore* store = &accounts_of(s);
   auto work = [store, spec] { return store->create(spec); };
   const CloudAccount account = co_await s.blocking(work);
   ctx.set_target("cloud_account", account.id, account.spec.name);
@@ -63,7 +63,7 @@ asio::awaitable<Response> enroll_account(Services& s, RequestContext& ctx) {
 
 asio::awaitable<Response> list_accounts(Services& s, RequestContext& ctx) {
   ctx.only_query({});
-  db::CloudAccountStore* store = &store_of(s);
+  db::CloudAccountStore* store = &accounts_of(s);
   auto work = [store] { return store->list(); };
   const auto accounts = co_await s.blocking(work);
   json items = json::array();
@@ -73,7 +73,7 @@ asio::awaitable<Response> list_accounts(Services& s, RequestContext& ctx) {
 
 asio::awaitable<Response> show_account(Services& s, RequestContext& ctx) {
   ctx.only_query({});
-  db::CloudAccountStore* store = &store_of(s);
+  db::CloudAccountStore* store = &accounts_of(s);
   std::string key = ctx.path_param("id");
   auto work = [store, key] { return store->get(key); };
   const CloudAccount account = co_await s.blocking(work);
@@ -90,7 +90,7 @@ asio::awaitable<Response> update_account(Services& s, RequestContext& ctx) {
     for (const auto& [key, value] : patch.items()) fields.push_back(key);
     ctx.audit_details["fields"] = fields;
   }
-  db::CloudAccountStore* store = &store_of(s);
+  db::CloudAccountStore* store = &accounts_of(s);
   std::string key = ctx.path_param("id");
   struct Updated {
     CloudAccount account;
@@ -112,7 +112,7 @@ asio::awaitable<Response> update_account(Services& s, RequestContext& ctx) {
 asio::awaitable<Response> delete_account(Services& s, RequestContext& ctx) {
   ctx.only_query({});
   set_requested_target(ctx);
-  db::CloudAccountStore* store = &store_of(s);
+  db::CloudAccountStore* store = &accounts_of(s);
   std::string key = ctx.path_param("id");
   struct Removed {
     CloudAccount account;
@@ -133,7 +133,7 @@ asio::awaitable<Response> delete_account(Services& s, RequestContext& ctx) {
 asio::awaitable<Response> sync_account(Services& s, RequestContext& ctx) {
   ctx.only_query({});
   set_requested_target(ctx);
-  db::CloudAccountStore* store = &store_of(s);
+  db::CloudAccountStore* store = &accounts_of(s);
   if (!s.cloud_sync)
     throw Error(ErrorKind::unavailable,
                 "this server does not sync cloud accounts (it runs no cloud sync)");

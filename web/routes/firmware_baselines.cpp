@@ -10,7 +10,7 @@ namespace {
 
 using nlohmann::json;
 
-db::BaselineStore& store_of(Services& s) {
+db::BaselineStore& baselines_of(Services& s) {
   if (!s.baselines) throw Error(ErrorKind::unavailable, "this server keeps no firmware baselines");
   return *s.baselines;
 }
@@ -18,7 +18,7 @@ db::BaselineStore& store_of(Services& s) {
 asio::awaitable<Response> put_baseline(Services& s, RequestContext& ctx) {
   ctx.only_query({});
   const auto components = parse_baseline_components(ctx.json_body());
-  db::BaselineStore* store = &store_of(s);
+  db::BaselineStore* store = &baselines_of(s);
   auto work = [store, model = ctx.path_param("model"), components, actor = ctx.actor()] {
     return store->put(model, components, actor);
   };
@@ -30,7 +30,7 @@ asio::awaitable<Response> put_baseline(Services& s, RequestContext& ctx) {
 
 asio::awaitable<Response> list_baselines(Services& s, RequestContext& ctx) {
   ctx.only_query({});
-  db::BaselineStore* store = &store_of(s);
+  db::BaselineStore* store = &baselines_of(s);
   auto work = [store] { return store->list(); };
   const auto baselines = co_await s.blocking(work);
   json items = json::array();
@@ -40,7 +40,7 @@ asio::awaitable<Response> list_baselines(Services& s, RequestContext& ctx) {
 
 asio::awaitable<Response> get_baseline(Services& s, RequestContext& ctx) {
   ctx.only_query({});
-  db::BaselineStore* store = &store_of(s);
+  db::BaselineStore* store = &baselines_of(s);
   auto work = [store, model = ctx.path_param("model")] { return store->get(model); };
   const FirmwareBaseline baseline = co_await s.blocking(work);
   co_return ctx.json(http::status::ok, to_json(baseline));
@@ -48,7 +48,7 @@ asio::awaitable<Response> get_baseline(Services& s, RequestContext& ctx) {
 
 asio::awaitable<Response> delete_baseline(Services& s, RequestContext& ctx) {
   ctx.only_query({});
-  db::BaselineStore* store = &store_of(s);
+  db::BaselineStore* store = &baselines_of(s);
   const std::string model = ctx.path_param("model");
   auto work = [store, model] { store->remove(model); };
   co_await s.blocking(work);
@@ -78,7 +78,7 @@ asio::awaitable<Response> compliance(Services& s, RequestContext& ctx) {
   const std::string format = ctx.query_value("format").value_or("json");
   if (format != "json" && format != "csv")
     throw invalid("\"format\" must be json or csv", "format");
-  db::BaselineStore* store = &store_of(s);
+  db::BaselineStore* store = &baselines_of(s);
   auto work = [store] { return store->compliance(); };
   const ComplianceReport report = co_await s.blocking(work);
   if (format == "csv") {

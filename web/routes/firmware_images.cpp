@@ -18,7 +18,7 @@ namespace {
 using nlohmann::json;
 using Store = db::FirmwareImageStore;
 
-Store& store_of(Services& s) {
+Store& images_of(Services& s) {
   if (!s.firmware_images)
     throw Error(ErrorKind::unavailable, "this server keeps no firmware images");
   return *s.firmware_images;
@@ -81,7 +81,7 @@ asio::awaitable<Response> upload(Services& s, RequestContext& ctx) {
                                 ctx.query_value("component"), ctx.query_value("model"));
   const auto expected = expected_checksum(ctx);
   if (!ctx.body_reader) throw Error(ErrorKind::internal, "the upload route got no body stream");
-  Store* store = &store_of(s);
+  Store* store = &images_of(s);
   auto begin = [store, spec, by = ctx.actor()] { return store->begin(spec, by); };
   const std::string id = co_await s.blocking(begin);
   ctx.set_target("firmware_image", id, spec.name);
@@ -115,7 +115,7 @@ asio::awaitable<Response> upload(Services& s, RequestContext& ctx) {
 
 asio::awaitable<Response> list(Services& s, RequestContext& ctx) {
   ctx.only_query({});
-  Store* store = &store_of(s);
+  Store* store = &images_of(s);
   auto work = [store] { return store->list(); };
   const std::vector<FirmwareImage> images = co_await s.blocking(work);
   json items = json::array();
@@ -125,7 +125,7 @@ asio::awaitable<Response> list(Services& s, RequestContext& ctx) {
 
 asio::awaitable<Response> show(Services& s, RequestContext& ctx) {
   ctx.only_query({});
-  Store* store = &store_of(s);
+  Store* store = &images_of(s);
   auto work = [store, id = ctx.path_param("id")] { return store->get(id); };
   const FirmwareImage image = co_await s.blocking(work);
   co_return ctx.json(http::status::ok, to_json(image));
@@ -133,7 +133,7 @@ asio::awaitable<Response> show(Services& s, RequestContext& ctx) {
 
 asio::awaitable<Response> remove(Services& s, RequestContext& ctx) {
   ctx.only_query({});
-  Store* store = &store_of(s);
+  Store* store = &images_of(s);
   auto work = [store, id = ctx.path_param("id")] { return store->remove(id); };
   const FirmwareImage image = co_await s.blocking(work);
   ctx.set_target("firmware_image", image.id, image.spec.name);
@@ -156,7 +156,7 @@ asio::awaitable<Response> signed_url(Services& s, RequestContext& ctx) {
   if (s.advertise_url.empty())
     throw Error(ErrorKind::unavailable,
                 "this server has no --advertise-url: it cannot tell BMCs where to download from");
-  Store* store = &store_of(s);
+  Store* store = &images_of(s);
   auto work = [store, id = ctx.path_param("id")] { return store->get(id); };
   const FirmwareImage image = co_await s.blocking(work);
   const auto expires = std::chrono::system_clock::now() + std::chrono::seconds(seconds);
@@ -214,7 +214,7 @@ asio::awaitable<Response> content(Services& s, RequestContext& ctx) {
     throw Error(ErrorKind::forbidden,
                 "this download URL is not signed by this deployment or has expired: ask for a new "
                 "one (POST /api/v1/firmware/images/{id}/url)");
-  Store* store = &store_of(s);
+  Store* store = &images_of(s);
   auto work = [store, id] { return store->get(id); };
   const FirmwareImage image = co_await s.blocking(work);
   Response res{http::status::ok, ctx.request.version()};

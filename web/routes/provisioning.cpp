@@ -15,7 +15,7 @@ namespace {
 
 using nlohmann::json;
 
-db::ProvisioningStore& store_of(Services& s) {
+db::ProvisioningStore& sessions_of(Services& s) {
   if (!s.provisioning)
     throw Error(ErrorKind::unavailable, "this server does not reprovision owned servers");
   return *s.provisioning;
@@ -31,7 +31,7 @@ asio::awaitable<Response> ipxe_script(Services& s, RequestContext& ctx) {
   if (s.advertise_url.empty())
     throw Error(ErrorKind::unavailable,
                 "this server has no --advertise-url, so its installers could not call back");
-  db::ProvisioningStore* store = &store_of(s);
+  db::ProvisioningStore* store = &sessions_of(s);
   auto grant_one = [store, mac = *mac, peer = ctx.peer] {
     return store->grant_script(mac, peer.empty() ? "unknown" : peer);
   };
@@ -67,7 +67,7 @@ asio::awaitable<Response> callback(Services& s, RequestContext& ctx) {
   report.report = body;
   report.report.erase("token");
   report.from = ctx.peer.empty() ? "unknown" : ctx.peer;
-  db::ProvisioningStore* store = &store_of(s);
+  db::ProvisioningStore* store = &sessions_of(s);
   auto complete = [store, secret = token->get<std::string>(), report] {
     return store->complete(secret, report);
   };

@@ -2,6 +2,7 @@
 // node's update followed by a health gate), GET lists them or shows one with per-node progress,
 // and POST …/{id}/pause|resume|abort steer it. The rollout runner moves them on.
 #include "inventory/tasks/task_engine.hpp"
+#include "web/idempotency.hpp"
 #include "web/openapi.hpp"
 #include "web/routes/routes.hpp"
 
@@ -10,7 +11,7 @@ namespace {
 
 using nlohmann::json;
 
-db::RolloutStore& store_of(Services& s) {
+db::RolloutStore& rollouts_of(Services& s) {
   if (!s.rollouts) throw Error(ErrorKind::unavailable, "this server runs no firmware rollouts");
   return *s.rollouts;
 }
@@ -18,8 +19,9 @@ db::RolloutStore& store_of(Services& s) {
 asio::awaitable<Response> start(Services& s, RequestContext& ctx) {
   ctx.only_query({});
   ctx.target_type = "firmware_rollout";
-  db::RolloutStore* store = &store_of(s);
-  const RolloutSpec spec = parse_rollout_spec(ctx.json_body());
+  db::RolloutStore* store = &rollouts_of(s);
+  const json body = ctx.json_body();
+  const RolloutSpec spec = parse_rollout_spec(body);
   ctx.audit_details = {{"image", spec.image},
                        {"selector", spec.selector},
                        {"canary", spec.canary},
@@ -28,25 +30,33 @@ asio::awaitable<Response> start(Services& s, RequestContext& ctx) {
                        {"max_failures", spec.max_failures},
                        {"health_gate_seconds", spec.health_gate_seconds},
                        {"task_parameters", spec.task_parameters}};
-  auto work = [store, spec, actor = ctx.actor()] {
-    const Rollout created = store->create(spec, actor);
+  const auto key = idempotency_key(ctx, body);
+  if (key) ctx.audit_details["idempotency_key"] = key->key;
+  auto work = [store, spec, key, actor = ctx.actor()] {
+    auto created = store->create(spec, actor, key);
+    if (created.replayed) return created;
     // The canary's task is created now rather than at the runner's next tick.
     store->advance();
-    return store->get(created.id);
+    created.rollout = store->get(created.rollout.id);
+    return created;
   };
-  const Rollout rollout = co_await s.blocking(work);
+  const db::RolloutStore::Created created = co_await s.blocking(work);
+  const Rollout& rollout = created.rollout;
   ctx.set_target("firmware_rollout", rollout.id, rollout.image_name);
   ctx.audit_details["matched"] = rollout.nodes.size();
-  if (s.task_engine) s.task_engine->wake();
-  auto res = ctx.json(http::status::created, to_json(rollout, true));
+  if (created.replayed) ctx.audit_details["replayed"] = true;
+  if (s.task_engine && !created.replayed) s.task_engine->wake();
+  auto res =
+      ctx.json(created.replayed ? http::status::ok : http::status::created, to_json(rollout, true));
   res.set(http::field::location, "/api/v1/firmware/rollouts/" + rollout.id);
+  if (created.replayed) res.set("Idempotent-Replayed", "true");
   co_return res;
 }
 
 asio::awaitable<Response> list(Services& s, RequestContext& ctx) {
   ctx.only_query({"limit"});
   const int limit = ctx.limit_param(50, 500);
-  db::RolloutStore* store = &store_of(s);
+  db::RolloutStore* store = &rollouts_of(s);
   auto work = [store, limit] { return store->list(limit); };
   const std::vector<Rollout> rollouts = co_await s.blocking(work);
   json items = json::array();
@@ -56,7 +66,7 @@ asio::awaitable<Response> list(Services& s, RequestContext& ctx) {
 
 asio::awaitable<Response> show(Services& s, RequestContext& ctx) {
   ctx.only_query({});
-  db::RolloutStore* store = &store_of(s);
+  db::RolloutStore* store = &rollouts_of(s);
   auto work = [store, id = ctx.path_param("id")] { return store->get(id); };
   const Rollout rollout = co_await s.blocking(work);
   co_return ctx.json(http::status::ok, to_json(rollout, true));
@@ -66,7 +76,7 @@ enum class Steer { pause, resume, abort };
 
 asio::awaitable<Response> steer(Services& s, RequestContext& ctx, Steer how) {
   ctx.only_query({});
-  db::RolloutStore* store = &store_of(s);
+  db::RolloutStore* store = &rollouts_of(s);
   auto work = [store, how, id = ctx.path_param("id"), actor = ctx.actor()] {
     switch (how) {
       case Steer::pause:
@@ -164,13 +174,20 @@ void register_rollout_routes(Api& api) {
     return [&s, fn](RequestContext& ctx) { return fn(s, ctx); };
   };
   const json none = json::array();
+  const json idempotency = json::array({{{"name", "Idempotency-Key"},
+                                         {"in", "header"},
+                                         {"required", false},
+                                         {"description",
+                                          "the same key and body return the same rollout (200) "
+                                          "for 24 hours; another body is 422"},
+                                         {"schema", {{"type", "string"}, {"maxLength", 255}}}}});
   api.router().add({http::verb::post,
                     "/api/v1/firmware/rollouts",
                     Access::operator_,
                     bind(start),
                     {"Start a staged firmware rollout: canary nodes first, then batches; each "
                      "node's update is a firmware task followed by a health gate",
-                     none, rollout_request(), 201, rollout_schema()}});
+                     idempotency, rollout_request(), 201, rollout_schema()}});
   api.router().add(
       {http::verb::get,
        "/api/v1/firmware/rollouts",

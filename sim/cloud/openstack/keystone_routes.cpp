@@ -10,7 +10,7 @@ using nlohmann::json;
 
 namespace {
 
-std::string base_url(const ApiRequest& request) {
+std::string service_url(const ApiRequest& request) {
   return "http://" + request.host;
 }
 
@@ -19,7 +19,7 @@ json v3_version(const ApiRequest& request) {
       {"id", "v3.14"},
       {"status", "stable"},
       {"updated", "2020-04-07T00:00:00Z"},
-      {"links", json::array({{{"rel", "self"}, {"href", base_url(request) + "/identity/v3/"}}})},
+      {"links", json::array({{{"rel", "self"}, {"href", service_url(request) + "/identity/v3/"}}})},
       {"media-types", json::array({{{"base", "application/json"},
                                     {"type", "application/vnd.openstack.identity-v3+json"}}})}};
 }
@@ -83,11 +83,11 @@ json catalog(const OpenStackSimulator::State& state, const ApiRequest& request) 
   return json::array({{{"id", random_hex(16)},
                        {"type", "identity"},
                        {"name", "keystone"},
-                       {"endpoints", endpoints(base_url(request) + "/identity")}},
+                       {"endpoints", endpoints(service_url(request) + "/identity")}},
                       {{"id", random_hex(16)},
                        {"type", "compute"},
                        {"name", "nova"},
-                       {"endpoints", endpoints(base_url(request) + "/compute/v2.1")}}});
+                       {"endpoints", endpoints(service_url(request) + "/compute/v2.1")}}});
 }
 
 ApiReply issue_token(OpenStackSimulator::State& state, const ApiRequest& request) {
@@ -116,7 +116,7 @@ ApiReply issue_token(OpenStackSimulator::State& state, const ApiRequest& request
     ApiReply reply =
         keystone_error(401, "Unauthorized", "The request you have made requires authentication.");
     reply.headers.emplace_back("WWW-Authenticate",
-                               "Keystone uri=\"" + base_url(request) + "/identity\"");
+                               "Keystone uri=\"" + service_url(request) + "/identity\"");
     return reply;
   }
 

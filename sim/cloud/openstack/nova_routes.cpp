@@ -15,7 +15,7 @@ namespace {
 
 constexpr int kMinMicroversion = 1;
 
-std::string base_url(const ApiRequest& request) {
+std::string compute_url(const ApiRequest& request) {
   return "http://" + request.host + "/compute";
 }
 
@@ -25,7 +25,7 @@ json v21_version(const OpenStackSimulator::State& state, const ApiRequest& reque
           {"version", "2." + std::to_string(state.options.max_microversion)},
           {"min_version", "2." + std::to_string(kMinMicroversion)},
           {"updated", "2013-07-23T11:33:21Z"},
-          {"links", json::array({{{"rel", "self"}, {"href", base_url(request) + "/v2.1/"}}})},
+          {"links", json::array({{{"rel", "self"}, {"href", compute_url(request) + "/v2.1/"}}})},
           {"media-types",
            json::array({{{"base", "application/json"},
                          {"type", "application/vnd.openstack.compute+json;version=2.1"}}})}};
@@ -73,7 +73,7 @@ bool token_valid(OpenStackSimulator::State& state, const ApiRequest& request) {
 }
 
 json flavor_json(const SimFlavor& f, const ApiRequest& request, int microversion) {
-  const std::string href = base_url(request) + "/v2.1/flavors/" + f.id;
+  const std::string href = compute_url(request) + "/v2.1/flavors/" + f.id;
   json out = {{"id", f.id},
               {"name", f.name},
               {"vcpus", f.vcpus},
@@ -99,7 +99,7 @@ std::string nova_time(SystemTime t) {
 
 json server_json(const OpenStackSimulator::State& state, const SimServer& s,
                  const ApiRequest& request, int microversion) {
-  const std::string self = base_url(request) + "/v2.1/servers/" + s.id;
+  const std::string self = compute_url(request) + "/v2.1/servers/" + s.id;
   json flavor;
   const SimFlavor* f = state.flavor(s.flavor_id);
   if (microversion >= 47 && f) {
@@ -109,7 +109,7 @@ json server_json(const OpenStackSimulator::State& state, const SimServer& s,
   } else {
     flavor = {{"id", s.flavor_id},
               {"links", json::array({{{"rel", "bookmark"},
-                                      {"href", base_url(request) + "/flavors/" + s.flavor_id}}})}};
+                                      {"href", compute_url(request) + "/flavors/" + s.flavor_id}}})}};
   }
   json out = {
       {"id", s.id},
@@ -122,7 +122,7 @@ json server_json(const OpenStackSimulator::State& state, const SimServer& s,
       {"image",
        {{"id", s.image_id},
         {"links", json::array({{{"rel", "bookmark"},
-                                {"href", base_url(request) + "/images/" + s.image_id}}})}}},
+                                {"href", compute_url(request) + "/images/" + s.image_id}}})}}},
       {"flavor", flavor},
       {"created", nova_time(s.created)},
       {"updated", nova_time(s.updated)},
@@ -190,7 +190,7 @@ ApiReply list_servers(OpenStackSimulator::State& state, const ApiRequest& reques
     if (detail) {
       servers.push_back(server_json(state, *visible[i], request, mv));
     } else {
-      const std::string self = base_url(request) + "/v2.1/servers/" + visible[i]->id;
+      const std::string self = compute_url(request) + "/v2.1/servers/" + visible[i]->id;
       servers.push_back({{"id", visible[i]->id},
                          {"name", visible[i]->name},
                          {"links", json::array({{{"rel", "self"}, {"href", self}}})}});
@@ -200,7 +200,7 @@ ApiReply list_servers(OpenStackSimulator::State& state, const ApiRequest& reques
   // Like Nova, a full page gets a next link even when nothing follows it.
   if (limit > 0 && servers.size() == limit) {
     const std::string last = servers.back()["id"];
-    std::string href = base_url(request) + "/v2.1/servers" + (detail ? "/detail" : "") +
+    std::string href = compute_url(request) + "/v2.1/servers" + (detail ? "/detail" : "") +
                        "?limit=" + std::to_string(limit) + "&marker=" + last;
     body["servers_links"] = json::array({{{"rel", "next"}, {"href", href}}});
   }
@@ -348,7 +348,7 @@ ApiReply compute_route(OpenStackSimulator::State& state, const ApiRequest& reque
                 {"version", ""},
                 {"min_version", ""},
                 {"updated", "2011-01-21T11:33:21Z"},
-                {"links", json::array({{{"rel", "self"}, {"href", base_url(request) + "/v2/"}}})}};
+                {"links", json::array({{{"rel", "self"}, {"href", compute_url(request) + "/v2/"}}})}};
     return json_reply(200, json{{"versions", json::array({v20, v21_version(state, request)})}});
   }
   if (rest == "/v2.1" || rest == "/v2.1/")

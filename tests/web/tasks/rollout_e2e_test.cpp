@@ -322,4 +322,23 @@ TEST_CASE("rollouts that cannot work are refused before anything starts",
   CHECK(http_get(server.port(), "/api/v1/firmware/rollouts/not-an-id", token).status == 404);
   const json list = http_get(server.port(), "/api/v1/firmware/rollouts", token).json();
   CHECK(list["items"].empty());
+
+  // An Idempotency-Key makes a retried start return the same rollout, and refuses another body.
+  HttpRequest first;
+  first.method = "POST";
+  first.target = "/api/v1/firmware/rollouts";
+  first.body = json({{"image", image}, {"selector", {{"names", "rf-1"}}}}).dump();
+  first.token = token;
+  first.headers["Idempotency-Key"] = "rollout-retry-1";
+  const auto created = http_request(server.port(), first);
+  INFO(created.body);
+  REQUIRE(created.status == 201);
+  const auto again = http_request(server.port(), first);
+  CHECK(again.status == 200);
+  CHECK(again.header("idempotent-replayed") == "true");
+  CHECK(again.json()["id"] == created.json()["id"]);
+  HttpRequest other = first;
+  other.body = json({{"image", image}, {"selector", {{"names", "rf-1"}}}, {"canary", 0}}).dump();
+  CHECK(http_request(server.port(), other).status == 422);
+  CHECK(http_get(server.port(), "/api/v1/firmware/rollouts", token).json()["items"].size() == 1);
 }
