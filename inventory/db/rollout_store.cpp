@@ -2,8 +2,6 @@
 #include "inventory/db/rollout_store.hpp"
 
 #include "inventory/db/db_json.hpp"
-#include "inventory/db/node_query_sql.hpp"
-#include "inventory/db/node_rows.hpp"
 #include "inventory/db/rollout_rows.hpp"
 #include "inventory/db/row_values.hpp"
 #include "inventory/db/task_insert.hpp"
@@ -16,25 +14,6 @@ namespace {
 using nlohmann::json;
 
 constexpr int kMaxNodes = 10000;
-
-std::vector<Node> selected_nodes(pqxx::work& tx, const NodeFilter& filter) {
-  SqlParams params;
-  const std::string where = node_where(filter, params);
-  const std::string limit = params.add(std::to_string(kMaxNodes + 1));
-  const auto rows =
-      tx.exec_params(std::string("SELECT ") + node_columns + " FROM nodes n WHERE " + where +
-                         " AND n.retired_at IS NULL ORDER BY n.name "
-                         "COLLATE \"C\", n.id LIMIT " +
-                         limit + "::integer",
-                     pqxx::prepare::make_dynamic_params(params.values));
-  if (static_cast<int>(rows.size()) > kMaxNodes)
-    throw unprocessable("the selector matches more than " + std::to_string(kMaxNodes) +
-                            " nodes; roll out per site or rack",
-                        "selector");
-  std::vector<Node> out;
-  for (const auto& r : rows) out.push_back(node_from_row(r));
-  return out;
-}
 
 // Why `node` cannot take an update from an image for `model` (absent: any); nothing when it can.
 std::optional<std::string> unfit(const Node& node, const std::optional<std::string>& model) {
@@ -86,7 +65,7 @@ RolloutStore::Created RolloutStore::create(const RolloutSpec& spec, const std::s
           "there is no firmware image " + spec.image + " (GET /api/v1/firmware/images lists them)",
           "image");
     const std::optional<std::string> model = optional_text(image[0][3]);
-    const std::vector<Node> nodes = selected_nodes(tx, spec.filter);
+    const std::vector<Node> nodes = matching_nodes(tx, spec.filter, kMaxNodes);
     if (nodes.empty()) throw unprocessable("the selector matches no node in service", "selector");
     std::vector<std::string> refused;
     for (const auto& node : nodes)

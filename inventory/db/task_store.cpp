@@ -211,25 +211,6 @@ void remember_key(pqxx::work& tx, const IdempotencyKey& key, const std::vector<s
       key.token_id, key.key, uuid_array(ids), nullable(bulk_id));
 }
 
-// The nodes in service a filter selects, by name; unprocessable when more than `cap` do.
-std::vector<Node> matching_nodes(pqxx::work& tx, const NodeFilter& filter, int cap) {
-  SqlParams params;
-  const std::string where = node_where(filter, params);
-  const std::string limit = params.add(std::to_string(cap + 1));
-  const std::string sql = std::string("SELECT ") + node_columns + " FROM nodes n WHERE " + where +
-                          " AND n.retired_at IS NULL ORDER BY n.name COLLATE \"C\", n.id LIMIT " +
-                          limit + "::integer";
-  const auto rows = tx.exec_params(sql, pqxx::prepare::make_dynamic_params(params.values));
-  if (static_cast<int>(rows.size()) > cap)
-    throw unprocessable("the selector matches more than " + std::to_string(cap) +
-                            " nodes; narrow it (one bulk action per rack or site)",
-                        "selector");
-  std::vector<Node> out;
-  out.reserve(rows.size());
-  for (const auto& r : rows) out.push_back(node_from_row(r));
-  return out;
-}
-
 // A reprovision moves the node to provisioning the moment its task exists; the task's end
 // moves it on (TaskStore::finish).
 void start_provisioning(pqxx::work& tx, const TargetNode& node, const std::string& task_id) {
@@ -311,6 +292,24 @@ std::string outcome_message(const Task& task, TaskState state,
 }
 
 }  // namespace
+
+std::vector<Node> matching_nodes(pqxx::work& tx, const NodeFilter& filter, int cap) {
+  SqlParams params;
+  const std::string where = node_where(filter, params);
+  const std::string limit = params.add(std::to_string(cap + 1));
+  const std::string sql = std::string("SELECT ") + node_columns + " FROM nodes n WHERE " + where +
+                          " AND n.retired_at IS NULL ORDER BY n.name COLLATE \"C\", n.id LIMIT " +
+                          limit + "::integer";
+  const auto rows = tx.exec_params(sql, pqxx::prepare::make_dynamic_params(params.values));
+  if (static_cast<int>(rows.size()) > cap)
+    throw unprocessable("the selector matches more than " + std::to_string(cap) +
+                            " nodes; narrow it (one action per rack or site)",
+                        "selector");
+  std::vector<Node> out;
+  out.reserve(rows.size());
+  for (const auto& r : rows) out.push_back(node_from_row(r));
+  return out;
+}
 
 bool claim_idempotency_key(pqxx::work& tx, const IdempotencyKey& key) {
   // A record older than the key's lifetime no longer counts.
