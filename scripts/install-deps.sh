@@ -24,6 +24,8 @@ packages=(
   # EC2 answers in XML (libxml2). Independent clients the cloud simulators and signers are checked
   # with: botocore (SigV4 oracle, EC2 client) and openstacksdk.
   libxml2-dev python3-botocore python3-openstacksdk
+  # The console's browser tests (tests/browser/) drive Debian's headless Chromium (/usr/bin/chromium).
+  chromium
 )
 
 missing=()

@@ -128,7 +128,8 @@ def build(spec):
         "Manufacturer": "Ironworks", "Model": spec["model"], "SKU": spec["sku"],
         "SerialNumber": spec["serial"], "PartNumber": spec["sku"] + "-01",
         "UUID": spec["uuid_prefix"] + "00000000c0de", "HostName": spec["hostname"],
-        "BiosVersion": spec["bios"], "PowerState": "On", "LocationIndicatorActive": False,
+        "BiosVersion": spec["bios"], "PowerState": "On", "LastResetTime": "2026-11-01T08:00:00Z",
+        "LocationIndicatorActive": False,
         "Status": {"State": "Enabled", "Health": "OK", "HealthRollup": "OK"},
         "ProcessorSummary": {"Count": 2, "CoreCount": 2 * spec["cores"], "LogicalProcessorCount": 4 * spec["cores"],
                              "Model": spec["cpu_model"], "Status": {"State": "Enabled", "Health": "OK",
@@ -314,12 +315,18 @@ def build(spec):
         "SpeedMbps": 1000, "LinkStatus": "LinkUp", "InterfaceEnabled": True, "Status": ok()})
 
     # --- firmware
-    t.add(ROOT + "/UpdateService", "#UpdateService.v1_11_0.UpdateService", {
+    update_service = {
         "Id": "UpdateService", "Name": "Update Service", "ServiceEnabled": True, "Status": ok(),
         "FirmwareInventory": link(fw),
         "Actions": {"#UpdateService.SimpleUpdate": {
             "target": ROOT + "/UpdateService/Actions/UpdateService.SimpleUpdate",
-            "TransferProtocol@Redfish.AllowableValues": ["HTTP", "HTTPS"]}}})
+            "TransferProtocol@Redfish.AllowableValues": ["HTTP", "HTTPS"]}}}
+    if spec.get("push_updates"):
+        # Takes pushed images too (MultipartHttpPushUri), as OpenBMC-based BMCs do.
+        update_service = dict(list(update_service.items())[:5] +
+                              [("MultipartHttpPushUri", ROOT + "/UpdateService/upload")] +
+                              list(update_service.items())[5:])
+    t.add(ROOT + "/UpdateService", "#UpdateService.v1_11_0.UpdateService", update_service)
     inventory = [("BMC", "BMC firmware", spec["bmc_fw"], [mgp]),
                  ("BIOS", "BIOS", spec["bios"], [sysp]),
                  ("CPLD", "Motherboard CPLD", "0.2.7", [chp])]
@@ -360,7 +367,7 @@ COMPUTE = {
     "hostname": "compute-node", "uuid_prefix": "7d52e0a4-13c8-4b9e-8f07-", "bios": "1.9.2", "bmc_fw": "4.12.0",
     "nic_fw": "22.41.1000", "seed": 2,
     "cpu_vendor": "Advanced Micro Devices, Inc.", "cpu_model": "AMD EPYC 9354 32-Core Processor", "cores": 32,
-    "cpu_mhz": 3800, "dimms": 16, "dimm_gib": 32, "gpus": 0, "nvswitches": 0,
+    "cpu_mhz": 3800, "dimms": 16, "dimm_gib": 32, "gpus": 0, "nvswitches": 0, "push_updates": True,
     "drives": [("IW-U2 1.92TB NVMe", 1920)] * 4,
     "nics": [("NIC_0", 25000), ("NIC_1", 25000)],
     "fans": 6, "fan_rpm": 7400, "psus": 2, "psu_watts": 210, "psu_capacity": 1200, "height_mm": 43,

@@ -6,6 +6,15 @@ cd "$(dirname "$0")/.."
 
 ./scripts/install-deps.sh
 
+# The browser tests' one npm package (playwright-core, pinned by tests/browser/package-lock.json),
+# installed again only when the lockfile changed since the last `npm ci` (npm's cache serves it).
+browser_lock=$(sha256sum tests/browser/package-lock.json | cut -d' ' -f1)
+browser_stamp=tests/browser/node_modules/.package-lock.sha256
+if [ "$(cat "$browser_stamp" 2>/dev/null)" != "$browser_lock" ]; then
+  (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)
+  echo "$browser_lock" > "$browser_stamp"
+fi
+
 build_dir=${IRONHOLD_TEST_BUILD_DIR:-build-test}
 jobs=${IRONHOLD_JOBS:-$(nproc)}
 started=$(date +%s)

@@ -1,10 +1,13 @@
 #include "web/api.hpp"
 
+#include <openssl/crypto.h>
+
 #include <boost/url/parse.hpp>
 #include <chrono>
 
 #include "inventory/crypto/primitives.hpp"
 #include "inventory/util/log.hpp"
+#include "web/cookies.hpp"
 #include "web/problem.hpp"
 #include "web/request_context.hpp"
 
@@ -43,6 +46,13 @@ std::optional<std::string_view> bearer_token(const Request& req) {
   return value;
 }
 
+// Compares a secret a client sent in constant time (a timing difference must not reveal how
+// much of it was right).
+bool same_secret(std::string_view sent, std::string_view expected) {
+  return !expected.empty() && sent.size() == expected.size() &&
+         CRYPTO_memcmp(sent.data(), expected.data(), expected.size()) == 0;
+}
+
 std::string allow_header(std::vector<http::verb> methods) {
   std::sort(methods.begin(), methods.end());
   methods.erase(std::unique(methods.begin(), methods.end()), methods.end());
@@ -66,6 +76,7 @@ asio::awaitable<Reply> Api::handle(Request request, std::string peer, BodyReader
   RequestContext ctx{request, {}, {}, {}, request_id_for(request), std::nullopt, {},
                      {},      {}, {}, {}};
   ctx.peer = std::move(peer);
+  ctx.secure = request["X-Forwarded-Proto"] == "https";
   ctx.body_reader = body;
   std::optional<Response> immediate;
   const Route* route = route_request(ctx, immediate);
@@ -138,14 +149,40 @@ asio::awaitable<std::optional<Response>> Api::authenticate(RequestContext& ctx,
                                                            const Route& route) {
   const ProblemContext pctx{ctx.path, ctx.request_id, ctx.request.version()};
   const std::string secret(bearer_token(ctx.request).value_or(""));
-  if (secret.empty())
+  const auto cookie = cookie_value(ctx.request[http::field::cookie], kSessionCookie);
+  if (!secret.empty()) {
+    auto lookup = [this, secret] { return services_.tokens.authenticate(secret); };
+    ctx.token = co_await services_.blocking(lookup);
+    if (!ctx.token)
+      co_return problem(http::status::unauthorized,
+                        "the API token is not valid (unknown, revoked or expired)", pctx);
+  } else if (cookie && services_.sessions != nullptr) {
+    // The console: its cookie names a session, which acts with the role of the token it was
+    // opened with.
+    auto lookup = [store = services_.sessions, value = std::string(*cookie)] {
+      return store->authenticate(value);
+    };
+    ctx.session = co_await services_.blocking(lookup);
+    if (!ctx.session)
+      co_return problem(http::status::unauthorized,
+                        "the console session has ended (signed out, idle too long, expired, or its "
+                        "token revoked): sign in again",
+                        pctx);
+    ctx.token = ctx.session->token;
+    // A cookie is sent by the browser whatever page asks: a change must also prove that it
+    // comes from the console, which alone can read the session's CSRF token.
+    if (is_mutating(ctx.request.method()) &&
+        !same_secret(ctx.request["X-CSRF-Token"], ctx.session->csrf_token))
+      co_return problem(http::status::forbidden,
+                        "a change made with the console's session must carry its X-CSRF-Token "
+                        "header (GET /api/v1/session gives it); scripts use Authorization: Bearer",
+                        pctx);
+  } else {
     co_return problem(http::status::unauthorized,
-                      "this route needs an API token: send Authorization: Bearer <token>", pctx);
-  auto lookup = [this, secret] { return services_.tokens.authenticate(secret); };
-  ctx.token = co_await services_.blocking(lookup);
-  if (!ctx.token)
-    co_return problem(http::status::unauthorized,
-                      "the API token is not valid (unknown, revoked or expired)", pctx);
+                      "this route needs an API token: send Authorization: Bearer <token> (or sign "
+                      "in to the console)",
+                      pctx);
+  }
   if (!allows(route.access, ctx.token->role))
     co_return problem(http::status::forbidden,
                       "role " + std::string(to_string(ctx.token->role)) + " may not call " +

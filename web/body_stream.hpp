@@ -1,7 +1,8 @@
 #pragma once
 // Bodies too big to hold in memory, in both directions: a route marked `streams_body` reads its
 // request body piece by piece as it arrives (a firmware image upload), and a handler may answer
-// with a BodySource that the server writes out piece by piece (the image's download).
+// with a BodySource that the server writes out piece by piece (the image's download, the change
+// stream).
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -29,10 +30,14 @@ class BodySource {
   // with failed() set, and the server cuts the connection (the client sees a short body).
   virtual asio::awaitable<std::string> next() = 0;
   virtual bool failed() const = 0;
+  // Asks a body without a natural end (an event stream) to end now: next() returns the end, at
+  // once if it is waiting. The server calls it, on the connection's executor, when it shuts down.
+  virtual void finish() {}
 };
 
-// What the API answers: the response, and its body as a source when it is streamed (then the
-// response carries the headers and Content-Length only).
+// What the API answers: the response, and its body as a source when it is streamed. The response
+// carries the headers, and Content-Length when the length is known; without it the server sends
+// the body chunked (HTTP/1.1) or closes the connection after it (HTTP/1.0).
 struct Reply {
   Response response;
   std::shared_ptr<BodySource> body;

@@ -51,7 +51,7 @@ json operation(const Route& route) {
                          {"content", {{"application/json", {{"schema", route.doc.request_body}}}}}};
   json ok = {{"description", "success"}};
   if (!route.doc.response.is_null())
-    ok["content"] = {{"application/json", {{"schema", route.doc.response}}}};
+    ok["content"] = {{route.doc.response_media_type, {{"schema", route.doc.response}}}};
   json responses = {{std::to_string(route.doc.success_status), ok}};
   responses["400"] = problem_response("malformed request");
   if (route.access != Access::anyone) {

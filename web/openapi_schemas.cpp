@@ -140,7 +140,9 @@ json component_schemas() {
                     {"power_state", counts()},
                     {"source", counts()},
                     {"driver", counts()},
-                    {"lifecycle", counts()}}}};
+                    {"lifecycle", counts()},
+                    {"gpu_model", counts()},
+                    {"gpus", counts()}}}};
   json token = {
       {"type", "object"},
       {"properties",

@@ -109,6 +109,14 @@ json task_schemas() {
          {"description",
           "reset the System when the BMC says the new firmware waits for one (false: leave it "
           "staged; the task then ends without confirming the version)"}}},
+       {"transfer",
+        {{"type", "string"},
+         {"enum", {"auto", "pull", "push"}},
+         {"default", "auto"},
+         {"description",
+          "how the image reaches the BMC: pull (the BMC downloads a signed URL of this service, "
+          "Redfish SimpleUpdate), push (this service sends it to the BMC's "
+          "MultipartHttpPushUri), auto (pull when the BMC takes the URL, else push)"}}},
        {"timeout_s",
         seconds(10, 14400, 3600, "how long the BMC's update task may take to finish")}});
   json selector = {

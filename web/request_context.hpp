@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "inventory/db/session_store.hpp"
 #include "inventory/db/token_store.hpp"
 #include "web/body_stream.hpp"
 #include "web/http.hpp"
@@ -29,6 +30,12 @@ struct RequestContext {
   // The target of a mutating request, for its audit entry.
   std::optional<std::string> target_type, target_id, target_name;
   nlohmann::json audit_details = nlohmann::json::object();
+  // The console session the request came with (authenticated by its cookie), if any; `token`
+  // is then the session's token.
+  std::optional<db::ConsoleSession> session;
+  // Whether the client reached this service over TLS (directly, or through a proxy that says
+  // so with X-Forwarded-Proto: https): the session cookie is then Secure.
+  bool secure = false;
 
   void set_target(std::string type, std::string id, std::string name) {
     target_type = std::move(type);

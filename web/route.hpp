@@ -25,6 +25,7 @@ struct RouteDoc {
   nlohmann::json request_body = nullptr;                      // a schema, or null
   int success_status = 200;
   nlohmann::json response = nullptr;  // a schema, or null for no body
+  std::string response_media_type = "application/json";
 };
 
 struct Route {

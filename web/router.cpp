@@ -17,6 +17,17 @@ bool is_placeholder(const std::string& s) {
   return s.size() > 2 && s.front() == '{' && s.back() == '}';
 }
 
+// "{path*}": the rest of the path.
+bool is_rest_placeholder(const std::string& s) {
+  return is_placeholder(s) && s.size() > 3 && s[s.size() - 2] == '*';
+}
+
+// How well a route fits: literal segments count most; at equal literals a route of fixed length
+// beats one that takes the rest of the path.
+int match_score(int literals, bool takes_rest) {
+  return literals * 2 + (takes_rest ? 0 : 1);
+}
+
 }  // namespace
 
 bool split_path(std::string_view path, std::vector<std::string>& segments) {
@@ -36,6 +47,10 @@ bool split_path(std::string_view path, std::vector<std::string>& segments) {
 }
 
 void Router::add(Route route) {
+  const auto segments = pattern_segments(route.pattern);
+  for (std::size_t i = 0; i + 1 < segments.size(); ++i)
+    if (is_rest_placeholder(segments[i]))
+      throw std::logic_error("a {name*} placeholder must be the last segment: " + route.pattern);
   for (const auto& r : routes_)
     if (r.method == route.method && r.pattern == route.pattern)
       throw std::logic_error("route registered twice: " + route.pattern);
@@ -45,15 +60,23 @@ void Router::add(Route route) {
 Router::Match Router::match(http::verb method, const std::vector<std::string>& segments) const {
   Match result;
   // A literal segment beats a placeholder ("/nodes/summary" over "/nodes/{id}").
-  int best_literals = -1;
+  int best_score = -1;
   for (const auto& route : routes_) {
     const auto pattern = pattern_segments(route.pattern);
-    if (pattern.size() != segments.size()) continue;
+    const bool takes_rest = !pattern.empty() && is_rest_placeholder(pattern.back());
+    if (takes_rest ? segments.size() < pattern.size() : pattern.size() != segments.size()) continue;
     PathParams params;
     int literals = 0;
     bool ok = true;
     for (std::size_t i = 0; i < pattern.size() && ok; ++i) {
-      if (is_placeholder(pattern[i])) {
+      if (takes_rest && i + 1 == pattern.size()) {
+        std::string rest;
+        for (std::size_t j = i; j < segments.size() && ok; ++j) {
+          if (segments[j].empty()) ok = false;
+          rest += (j == i ? "" : "/") + segments[j];
+        }
+        params[pattern[i].substr(1, pattern[i].size() - 3)] = std::move(rest);
+      } else if (is_placeholder(pattern[i])) {
         if (segments[i].empty()) ok = false;
         params[pattern[i].substr(1, pattern[i].size() - 2)] = segments[i];
       } else if (pattern[i] == segments[i]) {
@@ -67,8 +90,9 @@ Router::Match Router::match(http::verb method, const std::vector<std::string>& s
       result.allowed.push_back(route.method);
       continue;
     }
-    if (literals > best_literals) {
-      best_literals = literals;
+    const int score = match_score(literals, takes_rest);
+    if (score > best_score) {
+      best_score = score;
       result.route = &route;
       result.params = std::move(params);
     }

@@ -10,9 +10,14 @@ namespace ironhold::web {
 
 using PathParams = std::unordered_map<std::string, std::string>;
 
+// Patterns are literal segments and placeholders ("/api/v1/nodes/{id}": one non-empty segment).
+// A last placeholder written "{name*}" takes the rest of the path, one or more non-empty segments,
+// joined by '/' ("/assets/{hash}/{path*}" matches "/assets/ab12/js/app.js" with path
+// "js/app.js"); a route with a fixed number of segments wins over it.
 class Router {
  public:
-  // Throws std::logic_error for a duplicate method + pattern (a programming error).
+  // Throws std::logic_error for a duplicate method + pattern, or a "{name*}" that is not the
+  // last segment (programming errors).
   void add(Route route);
 
   struct Match {

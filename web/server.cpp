@@ -33,6 +33,9 @@ struct Server::Connection {
     return ec ? std::string("unknown") : endpoint.address().to_string();
   }
   bool busy = false;  // a request is being handled; only touched on the connection's strand
+  // The streamed body being written, which shutdown asks to finish (an event stream has no end of
+  // its own); only touched on the connection's strand.
+  std::shared_ptr<BodySource> streaming;
 };
 
 tcp::endpoint parse_listen_address(const std::string& text) {
@@ -235,20 +238,17 @@ asio::awaitable<void> Server::write_problem(Connection& connection, http::status
   (void)written;
 }
 
-asio::awaitable<bool> Server::write_reply(Connection& connection, Reply& reply) {
-  auto& stream = connection.stream;
-  if (!reply.body) {
-    stream.expires_after(options_.write_timeout);
-    auto [ec, written] = co_await http::async_write(stream, reply.response, as_tuple_awaitable);
-    (void)written;
-    co_return !ec;
-  }
-  // A streamed body: the header (with the handler's Content-Length), then piece by piece.
+namespace {
+
+// The pieces of a streamed body as the source gives them; false when the connection broke or the
+// source failed (the client then sees a short body).
+asio::awaitable<bool> write_pieces(beast::tcp_stream& stream, Reply& reply,
+                                   std::chrono::milliseconds write_timeout) {
   http::response<http::buffer_body> res{reply.response.base()};
   res.body().data = nullptr;
   res.body().more = true;
   http::response_serializer<http::buffer_body> serializer{res};
-  stream.expires_after(options_.write_timeout);
+  stream.expires_after(write_timeout);
   auto [header_ec, header_bytes] =
       co_await http::async_write_header(stream, serializer, as_tuple_awaitable);
   (void)header_bytes;
@@ -260,13 +260,42 @@ asio::awaitable<bool> Server::write_reply(Connection& connection, Reply& reply) 
     res.body().data = last ? nullptr : piece.data();
     res.body().size = piece.size();
     res.body().more = !last;
-    stream.expires_after(options_.write_timeout);
+    stream.expires_after(write_timeout);
     auto [ec, written] = co_await http::async_write(stream, serializer, as_tuple_awaitable);
     (void)written;
     if (ec == http::error::need_buffer) ec = {};
     if (ec) co_return false;
     if (last) co_return true;
   }
+}
+
+}  // namespace
+
+asio::awaitable<bool> Server::write_reply(Connection& connection, Reply& reply) {
+  auto& stream = connection.stream;
+  if (!reply.body) {
+    stream.expires_after(options_.write_timeout);
+    auto [ec, written] = co_await http::async_write(stream, reply.response, as_tuple_awaitable);
+    (void)written;
+    co_return !ec;
+  }
+  // A streamed body: the header, then piece by piece. Without the handler's Content-Length (an
+  // event stream) the pieces go as chunks, or, for HTTP/1.0, until the connection closes.
+  if (!reply.response.has_content_length()) {
+    if (reply.response.version() >= 11)
+      reply.response.chunked(true);
+    else
+      reply.response.keep_alive(false);
+    // Each piece is an event someone waits for: out now, not when Nagle sees fit.
+    boost::system::error_code ignored;
+    stream.socket().set_option(tcp::no_delay(true), ignored);
+  }
+  connection.streaming = reply.body;
+  if (stopping_) reply.body->finish();  // the shutdown came while the handler ran
+  auto writing = write_pieces(stream, reply, options_.write_timeout);
+  const bool written = co_await std::move(writing);
+  connection.streaming.reset();
+  co_return written;
 }
 
 void Server::forget(const std::shared_ptr<Connection>& connection) {
@@ -282,23 +311,32 @@ void Server::shutdown(std::function<void()> done) {
   {
     std::lock_guard lock(mutex_);
     if (stopping_ || grace_timer_) return;
-    grace_timer_ = std::make_unique<asio::steady_timer>(io_, options_.shutdown_grace);
+    grace_timer_ = std::make_unique<asio::steady_timer>(grace_strand_, options_.shutdown_grace);
     on_stopped_ = std::move(done);
     stopping_ = true;
     open.assign(connections_.begin(), connections_.end());
+    // Posted under the lock: a cancel (maybe_finish_shutdown, which takes it too) comes after.
+    asio::post(grace_strand_, [this] { grace_timer_->async_wait(close_after_grace()); });
   }
   if (acceptor_)
     asio::post(acceptor_->get_executor(), [this] {
       boost::system::error_code ignored;
       acceptor_->close(ignored);
     });
-  // Idle connections are closed now; busy ones finish their request and then close.
+  // Idle connections are closed now; busy ones finish their request and then close, and a body
+  // without an end of its own (an event stream) ends now.
   for (auto& c : open)
     asio::post(c->stream.get_executor(), [c] {
       boost::system::error_code ignored;
       if (!c->busy) c->stream.socket().cancel(ignored);
+      if (c->streaming) c->streaming->finish();
     });
-  grace_timer_->async_wait([this](boost::system::error_code ec) {
+  maybe_finish_shutdown();
+}
+
+// What the grace timer does when it fires: closes the connections still open.
+std::function<void(boost::system::error_code)> Server::close_after_grace() {
+  return [this](boost::system::error_code ec) {
     if (ec) return;
     std::vector<std::shared_ptr<Connection>> left;
     {
@@ -311,9 +349,9 @@ void Server::shutdown(std::function<void()> done) {
       asio::post(c->stream.get_executor(), [c] {
         boost::system::error_code ignored;
         c->stream.socket().cancel(ignored);
+        if (c->streaming) c->streaming->finish();
       });
-  });
-  maybe_finish_shutdown();
+  };
 }
 
 void Server::maybe_finish_shutdown() {
@@ -324,7 +362,7 @@ void Server::maybe_finish_shutdown() {
     done = std::move(on_stopped_);
     on_stopped_ = nullptr;
   }
-  asio::post(io_, [this] { grace_timer_->cancel(); });
+  asio::post(grace_strand_, [this] { grace_timer_->cancel(); });
   done();
 }
 

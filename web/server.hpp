@@ -5,6 +5,7 @@
 #include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/strand.hpp>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -52,6 +53,7 @@ class Server {
   asio::awaitable<bool> write_reply(Connection& connection, Reply& reply);
   void forget(const std::shared_ptr<Connection>& connection);
   void maybe_finish_shutdown();
+  std::function<void(boost::system::error_code)> close_after_grace();
 
   asio::io_context& io_;
   Api& api_;
@@ -61,6 +63,10 @@ class Server {
   std::set<std::shared_ptr<Connection>> connections_;
   std::atomic<bool> stopping_{false};
   std::function<void()> on_stopped_;
+  // The shutdown's grace period. A timer is not safe to touch from two threads at once, and the
+  // shutdown starts it while connections closing on the I/O threads may cancel it: every use goes
+  // through this strand.
+  asio::strand<asio::io_context::executor_type> grace_strand_{asio::make_strand(io_)};
   std::unique_ptr<asio::steady_timer> grace_timer_;
 };
 

@@ -11,12 +11,13 @@
 #include "inventory/db/baseline_store.hpp"
 #include "inventory/db/cloud_account_store.hpp"
 #include "inventory/db/firmware_image_store.hpp"
-#include "inventory/db/rollout_store.hpp"
 #include "inventory/db/hardware_store.hpp"
 #include "inventory/db/lifecycle_store.hpp"
 #include "inventory/db/node_store.hpp"
 #include "inventory/db/poll_store.hpp"
 #include "inventory/db/provisioning_store.hpp"
+#include "inventory/db/rollout_store.hpp"
+#include "inventory/db/session_store.hpp"
 #include "inventory/db/task_store.hpp"
 #include "inventory/db/token_store.hpp"
 #include "inventory/drivers/endpoint_prober.hpp"
@@ -63,6 +64,8 @@ struct Services {
   // Staged firmware rollouts, and the baselines compliance is measured against (null: 503).
   db::RolloutStore* rollouts = nullptr;
   db::BaselineStore* baselines = nullptr;
+  // Console sign-in sessions (cookies); null: only Bearer tokens are taken.
+  db::SessionStore* sessions = nullptr;
 
   // Runs fn() on the blocking pool (see on_pool).
   template <class Fn>

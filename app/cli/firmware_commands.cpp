@@ -105,6 +105,8 @@ int update(const Args& a) {
   const auto image = a.get("image");
   if (!image) throw UsageError("--image is required (an id from 'ironhold firmware images')");
   json body = {{"image", *image}, {"reset", !a.flag("no-reset")}};
+  if (const auto transfer = a.get("transfer"))
+    body["transfer"] = *transfer;  // checked by the server
   add_timeout(a, body);
   HttpClient client = make_client(a);
   return report_tasks(a, client, create_node_tasks(client, a.positional(), "firmware", body));
@@ -117,7 +119,8 @@ constexpr Subcommand kCommands[] = {
     {"rm", "IMAGE", "Delete a firmware image.", &remove},
     {"update", "NODE...",
      "Update a firmware component of owned servers from an image (one task per node): the BMC "
-     "downloads it, the task follows the BMC, resets when needed and confirms the new version.",
+     "downloads it (or it is pushed to the BMC), the task follows the BMC, resets when needed "
+     "and confirms the new version.",
      &update},
 };
 
@@ -137,6 +140,10 @@ std::vector<Option> options_of(std::string_view name) {
     options.push_back(make_option(
         "no-reset", "",
         "Leave firmware that waits for a reset staged (the version is then not confirmed)."));
+    options.push_back(make_option(
+        "transfer", "auto|pull|push",
+        "How the image reaches the BMC: pull (it downloads a signed URL), push (sent to its "
+        "MultipartHttpPushUri), auto (pull when it can, the default)."));
     return options;
   }
   return {};

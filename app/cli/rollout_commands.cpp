@@ -113,6 +113,8 @@ int start(const Args& a) {
   for (const auto& [option, field] : numbers)
     if (a.get(option)) body[field] = whole_number(a, option);
   if (a.flag("no-reset")) body["reset"] = false;
+  if (const auto transfer = a.get("transfer"))
+    body["transfer"] = *transfer;  // checked by the server
   HttpClient client = make_client(a);
   json rollout = client.post("/api/v1/firmware/rollouts", body);
   const OutputFormat format = output_format(a);
@@ -210,6 +212,8 @@ std::vector<Option> options_of(std::string_view name) {
                   "How long each node must stay healthy on the new version (default 300)."),
       make_option("timeout", "SECONDS", "Each node's update task (default 3600)."),
       make_option("no-reset", "", "Leave firmware that waits for a reset staged."),
+      make_option("transfer", "auto|pull|push",
+                  "How images reach the BMCs (see ironhold firmware update; default auto)."),
       make_option("wait", "", "Follow the rollout; exit 0 only if it succeeded.")};
 }
 

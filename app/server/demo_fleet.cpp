@@ -24,8 +24,11 @@ constexpr const char* demo_password = "demo-password";
 constexpr std::chrono::milliseconds demo_install_time{15'000};
 
 std::unique_ptr<sim::RedfishFleet> start_fleet(const fs::path& mockup, unsigned count,
-                                               const fs::path& state, const std::string& pxe_url) {
+                                               const fs::path& state, const std::string& pxe_url,
+                                               const DemoSimulatorOptions& simulators) {
   sim::RedfishFleetOptions options;
+  if (simulators.control) options.control = "127.0.0.1:0";
+  options.reset_delay = simulators.reset_delay;
   options.installer.pxe_url = pxe_url;
   options.installer.install_time = demo_install_time;
   options.mockup_dir = mockup;
@@ -55,12 +58,13 @@ fs::path find_demo_mockups() {
 }
 
 DemoFleet::DemoFleet(const fs::path& data_dir, const fs::path& mockups,
-                     const std::string& advertise_url) {
+                     const std::string& advertise_url, const DemoSimulatorOptions& simulators) {
   const fs::path state = data_dir / "demo-bmcs";
   // What the site's DHCP would tell a PXE client: Ironhold's script for its MAC.
   const std::string pxe_url = advertise_url + "/api/v1/provisioning/ipxe?mac=${net0/mac}";
-  gpu_ = start_fleet(mockups / "hgx-gpu-server", gpu_servers, state / "gpu", pxe_url);
-  compute_ = start_fleet(mockups / "compute-server", compute_servers, state / "compute", pxe_url);
+  gpu_ = start_fleet(mockups / "hgx-gpu-server", gpu_servers, state / "gpu", pxe_url, simulators);
+  compute_ = start_fleet(mockups / "compute-server", compute_servers, state / "compute", pxe_url,
+                         simulators);
 
   // Two sites, three racks each, eight servers a rack; every sixth a plain compute server.
   const char* sites[] = {"ams1", "fra2"};
@@ -84,6 +88,8 @@ DemoFleet::DemoFleet(const fs::path& data_dir, const fs::path& mockups,
   ipmi.listen = "127.0.0.1:0";
   ipmi.password = demo_password;
   ipmi.state_dir = state / "ipmi";
+  if (simulators.control) ipmi.control = "127.0.0.1:0";
+  ipmi.cycle_delay = simulators.reset_delay;
   ipmi_ = std::make_unique<sim::IpmiFleet>(ipmi);
   ipmi_->start();
   for (unsigned i = 0; i < ipmi_servers; ++i) {
@@ -148,6 +154,17 @@ void DemoFleet::start_clouds() {
        {"region", b.region},
        {"credentials", {{"access_key", b.access_key}, {"secret_key", b.secret_key}}}});
   log::info("demo clouds serving", {{"accounts", cloud_accounts_.size()}});
+}
+
+std::vector<std::pair<std::string, std::string>> DemoFleet::control_endpoints() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  const std::pair<const char*, std::string> fleets[] = {
+      {"redfish-gpu", gpu_->control_endpoint()},
+      {"redfish-compute", compute_->control_endpoint()},
+      {"ipmi", ipmi_->control_endpoint()}};
+  for (const auto& [name, url] : fleets)
+    if (!url.empty()) out.emplace_back(name, url);
+  return out;
 }
 
 DemoFleet::~DemoFleet() {

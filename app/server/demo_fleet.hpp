@@ -5,11 +5,13 @@
 // kill -9), their endpoints, certificates and state kept under the data directory so that a
 // restart brings them back unchanged, and their nodes enrolled once.
 #include <boost/asio/io_context.hpp>
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "app/server/service_host.hpp"
@@ -28,15 +30,27 @@ struct DemoBmc {
   std::string driver = "redfish";  // or "ipmi"
 };
 
+// What tests of the whole demo (tests/browser/) set; a plain `ironhold demo` keeps the defaults.
+struct DemoSimulatorOptions {
+  // Serve each simulated fleet's control API (faults, power, health, SEL) on a free loopback port.
+  bool control = false;
+  // How long a simulated server stays PoweringOff / PoweringOn (and an IPMI one in a cycle).
+  std::chrono::milliseconds reset_delay{1000};
+};
+
 class DemoFleet {
  public:
   // Starts the simulators. `mockups` holds hgx-gpu-server/ and compute-server/; the Redfish
   // servers' PXE boots fetch their iPXE script from `advertise_url` (plain http://).
   DemoFleet(const std::filesystem::path& data_dir, const std::filesystem::path& mockups,
-            const std::string& advertise_url);
+            const std::string& advertise_url, const DemoSimulatorOptions& simulators = {});
   ~DemoFleet();
 
   const std::vector<DemoBmc>& bmcs() const { return bmcs_; }
+  // With DemoSimulatorOptions::control: each fleet's name ("redfish-gpu", "redfish-compute",
+  // "ipmi") and its control API's "http://127.0.0.1:PORT"; empty otherwise. A BMC is found in a
+  // fleet's GET /bmcs by its endpoint.
+  std::vector<std::pair<std::string, std::string>> control_endpoints() const;
   // One cloud account enrollment body per simulated cloud (POST /api/v1/cloud-accounts).
   const std::vector<nlohmann::json>& cloud_accounts() const { return cloud_accounts_; }
 

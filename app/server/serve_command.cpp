@@ -1,6 +1,8 @@
 // `ironhold serve` and `ironhold demo`.
 #include <signal.h>
 
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <charconv>
 #include <cstdio>
 #include <iostream>
@@ -68,6 +70,19 @@ std::vector<cli::Option> serve_options() {
   return options;
 }
 
+// `ironhold demo` takes the service's options and two for tests that drive the whole demo (the
+// browser tests): the simulators' control APIs, and a power change slow enough to be watched.
+std::vector<cli::Option> demo_options() {
+  auto options = serve_options();
+  options.push_back({"sim-control", 0, false, false,
+                     "serve each simulated fleet's control API (faults, power, health, SEL) on a "
+                     "free loopback port and print where",
+                     "", "", ""});
+  options.push_back({"sim-reset-delay", 0, true, false,
+                     "how long a simulated server takes to power off or on, ms", "", "1000", "MS"});
+  return options;
+}
+
 int int_option(const cli::Args& args, std::string_view name, int fallback, int min, int max) {
   auto text = args.get(name);
   if (!text || text->empty()) return fallback;
@@ -98,6 +113,21 @@ std::string local_base_url(const ServiceConfig& config) {
           ? (address.is_v6() ? std::string("[::1]") : std::string("127.0.0.1"))
           : (address.is_v6() ? "[" + address.to_string() + "]" : address.to_string());
   return "http://" + host + ":" + std::to_string(endpoint.port());
+}
+
+// The demo's simulated servers are told where to reach the service before it listens (their PXE
+// boots fetch a script from it), so "port 0" must become a real port first: the kernel picks a free
+// one, which the service binds a moment later. Another process could take it in between; the
+// service then fails to start and says which address was taken.
+void choose_demo_port(ServiceConfig& config) {
+  auto endpoint = web::parse_listen_address(config.listen);
+  if (endpoint.port() != 0) return;
+  boost::asio::io_context io;
+  boost::asio::ip::tcp::acceptor probe(io, endpoint);
+  endpoint.port(probe.local_endpoint().port());
+  const std::string host = endpoint.address().is_v6() ? "[" + endpoint.address().to_string() + "]"
+                                                      : endpoint.address().to_string();
+  config.listen = host + ":" + std::to_string(endpoint.port());
 }
 
 // Blocks SIGINT and SIGTERM in every thread (call before starting any), then waits for one.
@@ -157,10 +187,16 @@ int serve_with(const cli::Args& args, bool demo) {
   // after it.
   std::unique_ptr<DemoFleet> demo_fleet;
   // The demo's own simulated servers reach it on loopback even when it listens everywhere.
+  if (demo) choose_demo_port(config);
   if (demo && config.advertise_url.empty()) config.advertise_url = local_base_url(config);
-  if (demo)
-    demo_fleet =
-        std::make_unique<DemoFleet>(target.data_dir, find_demo_mockups(), local_base_url(config));
+  if (demo) {
+    DemoSimulatorOptions simulators;
+    simulators.control = args.flag("sim-control");
+    simulators.reset_delay =
+        std::chrono::milliseconds(int_option(args, "sim-reset-delay", 1000, 0, 600000));
+    demo_fleet = std::make_unique<DemoFleet>(target.data_dir, find_demo_mockups(),
+                                             local_base_url(config), simulators);
+  }
   ServiceHost host(config);
   if (demo) seed_demo_fleet(host, *demo_fleet);
   const auto endpoint = host.start();
@@ -173,7 +209,10 @@ int serve_with(const cli::Args& args, bool demo) {
     const auto token = create_demo_token(host);
     std::cout << "Ironhold demo is running.\n  console: " << url << "/\n  API:     " << url
               << "/api/v1\n  admin token: " << token << "\n  try: curl -H 'Authorization: Bearer "
-              << token << "' " << url << "/api/v1/nodes\nPress Ctrl-C to stop." << std::endl;
+              << token << "' " << url << "/api/v1/nodes\n";
+    for (const auto& [fleet, control] : demo_fleet->control_endpoints())
+      std::cout << "  simulator control (" << fleet << "): " << control << "\n";
+    std::cout << "Press Ctrl-C to stop." << std::endl;
   }
   int signal_number = 0;
   sigwait(&stop_signals, &signal_number);
@@ -200,7 +239,7 @@ int run_demo(std::span<const std::string> argv) {
       "ironhold demo", "",
       "Run the service on the embedded database with a demonstration fleet, and print an "
       "admin token",
-      serve_options());
+      demo_options());
   return cli::run_guarded("demo", [&] {
     args.parse(argv);
     if (args.help_requested()) return std::cout << args.help_text(), 0;

@@ -26,6 +26,7 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
       firmware_images_(std::make_unique<db::FirmwareImageStore>(*database_)),
       rollouts_(std::make_unique<db::RolloutStore>(*database_, box_, *tasks_)),
       baselines_(std::make_unique<db::BaselineStore>(*database_)),
+      sessions_(std::make_unique<db::SessionStore>(*database_)),
       url_signer_(config.master_key),
       io_(config.io_threads),
       blocking_pool_(static_cast<std::size_t>(config.database_connections)),
@@ -46,9 +47,9 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
     task_engine_ = std::make_unique<TaskEngine>(io_.get_executor(), blocking_pool_, *tasks_,
                                                 std::move(drivers), cloud_sync_.get(), polls_.get(),
                                                 provisioning_.get(), config.tasks);
-    rollout_runner_ = std::make_unique<RolloutRunner>(io_.get_executor(), blocking_pool_,
-                                                      *rollouts_, task_engine_.get(),
-                                                      config.rollout_interval);
+    rollout_runner_ =
+        std::make_unique<RolloutRunner>(io_.get_executor(), blocking_pool_, *rollouts_,
+                                        task_engine_.get(), config.rollout_interval);
   }
   services_ = std::make_unique<web::Services>(web::Services{*database_,
                                                             *nodes_,
@@ -69,7 +70,8 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
                                                             firmware_images_.get(),
                                                             &url_signer_,
                                                             rollouts_.get(),
-                                                            baselines_.get()});
+                                                            baselines_.get(),
+                                                            sessions_.get()});
   api_ = std::make_unique<web::Api>(*services_);
   web::register_all_routes(*api_);
   server_ = std::make_unique<web::Server>(io_, *api_, config.server);
@@ -114,17 +116,19 @@ void ServiceHost::advertise(const boost::asio::ip::tcp::endpoint& bound) {
     url = "http://" + host + ":" + std::to_string(bound.port());
   }
   services_->advertise_url = url;
+  // BMCs that take pushed images get them without a URL; the others' updates fail saying that
+  // the service needs an --advertise-url.
+  if (task_engine_)
+    task_engine_->serve_firmware(
+        tasks::FirmwareDownloads{&url_signer_, url},
+        std::make_shared<tasks::FirmwareSpool>(*firmware_images_, blocking_pool_,
+                                               tasks::FirmwareSpool::default_dir()));
   if (url.empty()) {
-    tasks_->refuse_firmware_updates(
-        "this server listens on every address and has no --advertise-url, so a BMC would not "
-        "know where to download the image from; start it with --advertise-url (or "
-        "IRONHOLD_ADVERTISE_URL)");
     tasks_->refuse_owned_reprovisioning(
         "this server listens on every address and has no --advertise-url, so an installer would "
         "not know where to call back; start it with --advertise-url (or IRONHOLD_ADVERTISE_URL)");
     log::info("owned servers cannot be reprovisioned: no --advertise-url");
   } else {
-    if (task_engine_) task_engine_->serve_firmware(tasks::FirmwareDownloads{&url_signer_, url});
     log::info("installers and BMCs reach this server at", {{"advertise_url", url}});
   }
 }
@@ -139,12 +143,15 @@ void ServiceHost::schedule_maintenance(std::chrono::milliseconds delay) {
       try {
         const auto report = db::run_maintenance(*database_, config_.retention);
         if (report.partitions_created || report.partitions_dropped ||
-            report.idempotency_keys_expired || report.uploads_discarded)
+            report.idempotency_keys_expired || report.uploads_discarded ||
+            report.sessions_removed || report.changes_pruned)
           log::info("database maintenance",
                     {{"partitions_created", report.partitions_created},
                      {"partitions_dropped", report.partitions_dropped},
                      {"idempotency_keys_expired", report.idempotency_keys_expired},
-                     {"uploads_discarded", report.uploads_discarded}});
+                     {"uploads_discarded", report.uploads_discarded},
+                     {"sessions_removed", report.sessions_removed},
+                     {"changes_pruned", report.changes_pruned}});
       } catch (const std::exception& e) {
         log::warn("database maintenance failed; retrying later", {{"error", e.what()}});
       }

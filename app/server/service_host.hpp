@@ -99,6 +99,7 @@ class ServiceHost {
   bmc::redfish::RedfishDriver& redfish() { return *redfish_; }
   bmc::ipmi::IpmiDriver& ipmi() { return *ipmi_; }
   const crypto::UrlSigner& url_signer() const { return url_signer_; }
+  db::FirmwareImageStore& firmware_images() { return *firmware_images_; }
 
  private:
   void schedule_maintenance(std::chrono::milliseconds delay);
@@ -120,6 +121,7 @@ class ServiceHost {
   std::unique_ptr<db::FirmwareImageStore> firmware_images_;
   std::unique_ptr<db::RolloutStore> rollouts_;
   std::unique_ptr<db::BaselineStore> baselines_;
+  std::unique_ptr<db::SessionStore> sessions_;
   crypto::UrlSigner url_signer_;
   boost::asio::io_context io_;
   boost::asio::thread_pool blocking_pool_;

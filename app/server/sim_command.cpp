@@ -8,8 +8,10 @@
 #include "app/cli/client_options.hpp"
 #include "app/server/commands.hpp"
 #include "app/server/sim_serving.hpp"
+#include "inventory/error.hpp"
 #include "sim/ipmi/fleet.hpp"
 #include "sim/redfish/fleet.hpp"
+#include "sim/redfish/update_methods.hpp"
 
 namespace ironhold::app {
 namespace {
@@ -86,9 +88,14 @@ int run_redfish(std::span<const std::string> argv) {
                    "counters) here; its address is logged to stderr",
            .value_name = "HOST:PORT"},
           {.name = "update-ms",
-           .help = "how long a SimpleUpdate's task runs once the image is downloaded",
+           .help = "how long a firmware update's task runs once the image is downloaded or pushed",
            .default_value = "5000",
            .value_name = "MS"},
+          {.name = "update-methods",
+           .help = "what the BMCs' UpdateService offers: simple (SimpleUpdate, the BMC downloads "
+                   "the image), multipart (MultipartHttpPushUri, the client pushes it) or both, "
+                   "e.g. simple,multipart (default: what the mockup declares)",
+           .value_name = "LIST"},
       }));
   args.parse(argv);
   if (args.help_requested()) return std::cout << args.help_text(), 0;
@@ -112,6 +119,13 @@ int run_redfish(std::span<const std::string> argv) {
   options.installer = installer_options(args);
   options.updater.update_time = std::chrono::milliseconds(
       parse_unsigned(args.value_or("update-ms", "5000"), "update-ms", 0, 3'600'000));
+  if (const auto methods = args.get("update-methods")) {
+    try {
+      options.update_methods = sim::redfish::parse_update_methods(*methods);
+    } catch (const Error& e) {
+      throw cli::UsageError("--update-methods: " + std::string(e.what()));
+    }
+  }
   return sim::run_redfish_fleet(options, std::cout);
 }
 

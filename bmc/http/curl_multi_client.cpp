@@ -57,6 +57,7 @@ struct Transfer {
   HttpRequest request;
   CURL* easy = nullptr;
   curl_slist* header_list = nullptr;
+  curl_mime* form = nullptr;
   TlsVerifyState tls;
   HttpResponse response;
   bool overflow = false;
@@ -72,6 +73,7 @@ struct Transfer {
   ~Transfer() {
     if (easy != nullptr) curl_easy_cleanup(easy);
     curl_slist_free_all(header_list);
+    curl_mime_free(form);
   }
 };
 
@@ -118,6 +120,37 @@ bool has_line_break(std::string_view s) {
   return s.find_first_of("\r\n") != std::string_view::npos;
 }
 
+// The request's form as a libcurl MIME body; an error message, or empty when it is set.
+std::string configure_form(Transfer& t) {
+  t.form = curl_mime_init(t.easy);
+  if (t.form == nullptr) return "out of memory";
+  for (const FormPart& p : t.request.form) {
+    if (p.name.empty() || has_line_break(p.name) || has_line_break(p.filename) ||
+        has_line_break(p.content_type))
+      return "invalid form part";
+    curl_mimepart* part = curl_mime_addpart(t.form);
+    if (part == nullptr) return "out of memory";
+    CURLcode code = curl_mime_name(part, p.name.c_str());
+    // libcurl opens the file when the transfer starts: a missing one fails it then, with a
+    // read error naming nothing useful, so check here and say which file.
+    if (!p.file.empty() && code == CURLE_OK) {
+      code = curl_mime_filedata(part, p.file.c_str());
+      if (code == CURLE_READ_ERROR) return "cannot read " + p.file;
+    } else if (code == CURLE_OK) {
+      code = curl_mime_data(part, p.data.data(), p.data.size());
+    }
+    // curl_mime_filedata names the part after the file's base name: use the one asked for.
+    if (code == CURLE_OK)
+      code = curl_mime_filename(part, p.filename.empty() ? nullptr : p.filename.c_str());
+    if (code == CURLE_OK && !p.content_type.empty())
+      code = curl_mime_type(part, p.content_type.c_str());
+    if (code != CURLE_OK) return std::string("form part refused: ") + curl_easy_strerror(code);
+  }
+  return curl_easy_setopt(t.easy, CURLOPT_MIMEPOST, t.form) == CURLE_OK
+             ? std::string()
+             : std::string("libcurl refused the form");
+}
+
 // Returns an error message, or empty when the handle is ready.
 std::string configure(Transfer& t) {
   CURL* e = t.easy;
@@ -154,7 +187,9 @@ std::string configure(Transfer& t) {
   } else {
     if (r.method.empty() || has_line_break(r.method) || r.method.find(' ') != std::string::npos)
       return "invalid method";
-    if (!r.body.empty() || r.method == "POST" || r.method == "PUT" || r.method == "PATCH") {
+    if (!r.form.empty()) {
+      if (auto error = configure_form(t); !error.empty()) return error;
+    } else if (!r.body.empty() || r.method == "POST" || r.method == "PUT" || r.method == "PATCH") {
       set(curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(r.body.size())));
       set(curl_easy_setopt(e, CURLOPT_POSTFIELDS, r.body.data()));
     }
@@ -480,6 +515,8 @@ class CurlMultiClient::Impl : public std::enable_shared_from_this<Impl> {
   void recycle(Transfer& t) {
     if (idle_easy_.size() >= kMaxIdleEasy) return;  // ~Transfer cleans it up
     curl_easy_reset(t.easy);                        // forgets every option, keeps the buffers
+    // The form was made for this handle: it goes before the handle serves another transfer.
+    curl_mime_free(std::exchange(t.form, nullptr));
     idle_easy_.push_back(std::exchange(t.easy, nullptr));
   }
 

@@ -22,11 +22,24 @@ namespace ironhold::bmc::http {
 
 using HeaderList = std::vector<std::pair<std::string, std::string>>;
 
+// One part of a multipart/form-data body (RFC 7578). Its bytes are `data`, or the file at `file`
+// read while libcurl sends it, so that an image of hundreds of megabytes is never held in memory.
+struct FormPart {
+  std::string name;
+  std::string content_type;  // empty: none sent
+  std::string data;
+  std::string file;      // a local path; when set, `data` is ignored
+  std::string filename;  // the Content-Disposition filename; empty: none
+};
+
 struct HttpRequest {
   std::string method = "GET";
   std::string url;
   HeaderList headers;
   std::string body;
+  // When not empty, the body is these parts as multipart/form-data (with its Content-Type and
+  // boundary set by the transport) and `body` is ignored.
+  std::vector<FormPart> form;
   std::chrono::milliseconds connect_timeout{5000};
   std::chrono::milliseconds total_timeout{30000};
   std::size_t max_body = 8 << 20;

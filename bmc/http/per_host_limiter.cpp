@@ -1,5 +1,4 @@
 #include "bmc/http/per_host_limiter.hpp"
-#include "bmc/http/resumer.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/async_result.hpp>
@@ -11,6 +10,9 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <vector>
+
+#include "bmc/http/resumer.hpp"
 
 namespace ironhold::bmc::http {
 namespace asio = boost::asio;
@@ -91,6 +93,22 @@ PerHostLimiter::PerHostLimiter(std::size_t default_limit) : state_(std::make_sha
   state_->default_limit = default_limit == 0 ? 1 : default_limit;
 }
 
+PerHostLimiter::~PerHostLimiter() {
+  // A waiter's suspended coroutine holds the state (its frame does) while the state holds the
+  // waiter: a cycle nothing else breaks, which leaked every request still queued at shutdown.
+  // Destroying the waiters destroys those frames; outside the lock, because a frame going away may
+  // release a permit, which takes it.
+  std::vector<Waiter> orphans;
+  {
+    std::lock_guard lock(state_->mutex);
+    for (auto& [host, h] : state_->hosts) {
+      for (auto& waiter : h.waiters) orphans.push_back(std::move(waiter));
+      h.waiters.clear();
+    }
+  }
+  orphans.clear();
+}
+
 void PerHostLimiter::set_limit(const std::string& host, std::size_t limit) {
   std::deque<Waiter> admitted;
   {
@@ -127,7 +145,7 @@ asio::awaitable<PerHostLimiter::Permit> PerHostLimiter::acquire(std::string host
     wake(std::move(waiter));
   };
   co_await asio::async_initiate<const asio::use_awaitable_t<>, void()>(initiate,
-                                                                        asio::use_awaitable);
+                                                                       asio::use_awaitable);
   co_return Permit(std::move(state), std::move(host));
 }
 

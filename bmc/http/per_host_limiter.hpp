@@ -31,6 +31,10 @@ class PerHostLimiter {
   };
 
   explicit PerHostLimiter(std::size_t default_limit = 1);
+  // Waiters still queued are never served: their coroutines are destroyed without resuming.
+  ~PerHostLimiter();
+  PerHostLimiter(const PerHostLimiter&) = delete;
+  PerHostLimiter& operator=(const PerHostLimiter&) = delete;
 
   // A host's own limit (0 is taken as 1); raising it admits waiters at once.
   void set_limit(const std::string& host, std::size_t limit);

@@ -112,38 +112,131 @@ FirmwareUpdateReport read_update_task(long status, const json& body) {
   return report;
 }
 
-asio::awaitable<FirmwareUpdateReport> start_simple_update(RedfishConnection& connection,
-                                                          FirmwareUpdateRequest request) {
+std::variant<UpdatePlan, DriverError> choose_update(const json& update_service,
+                                                    FirmwareTransfer wanted,
+                                                    const std::string& image_url) {
+  const json* found_action =
+      read_object(read_object(&update_service, "Actions"), "#UpdateService.SimpleUpdate");
+  const json action = found_action ? *found_action : json();
+  const std::string simple_target = path_of(read_string(&action, "target").value_or(""));
+  const std::string push_uri =
+      path_of(read_string(&update_service, "MultipartHttpPushUri").value_or(""));
+
+  // Why a pull is not possible, or the plan for it.
+  std::variant<UpdatePlan, DriverError> pull = DriverError{
+      DriverErrorCode::unsupported, "the BMC's UpdateService has no SimpleUpdate action"};
+  if (!simple_target.empty() && image_url.empty()) {
+    pull = DriverError{DriverErrorCode::unsupported,
+                       "the BMC would download the image, but this service has no URL it could "
+                       "download from (start it with --advertise-url)"};
+  } else if (!simple_target.empty()) {
+    auto body = simple_update_body(action, image_url);
+    if (auto* e = std::get_if<DriverError>(&body))
+      pull = std::move(*e);
+    else
+      pull = UpdatePlan{FirmwareTransfer::pull, simple_target, std::get<json>(std::move(body))};
+  }
+  std::variant<UpdatePlan, DriverError> push = DriverError{
+      DriverErrorCode::unsupported, "the BMC's UpdateService has no MultipartHttpPushUri"};
+  if (!push_uri.empty()) push = UpdatePlan{FirmwareTransfer::push, push_uri, nullptr};
+
+  switch (wanted) {
+    case FirmwareTransfer::pull:
+      return pull;
+    case FirmwareTransfer::push:
+      return push;
+    case FirmwareTransfer::automatic:
+      break;
+  }
+  if (std::holds_alternative<UpdatePlan>(pull)) return pull;
+  if (std::holds_alternative<UpdatePlan>(push)) return push;
+  return DriverError{
+      DriverErrorCode::unsupported,
+      "the BMC takes no firmware this service can send: " + std::get<DriverError>(pull).message +
+          "; " + std::get<DriverError>(push).message +
+          (update_service.contains("HttpPushUri")
+               ? " (its HttpPushUri, deprecated in Redfish, is not supported)"
+               : "")};
+}
+
+std::vector<http::FormPart> push_parts(const std::string& file, const std::string& image_name) {
+  http::FormPart parameters;
+  parameters.name = "UpdateParameters";
+  parameters.content_type = "application/json";
+  parameters.data = "{}";
+  http::FormPart image;
+  image.name = "UpdateFile";
+  image.content_type = "application/octet-stream";
+  image.file = file;
+  image.filename = image_name.empty() ? "firmware.bin" : image_name;
+  return {std::move(parameters), std::move(image)};
+}
+
+std::chrono::milliseconds push_timeout(std::int64_t size) {
+  constexpr std::int64_t kSlowestBytesPerSecond = 256 * 1024;
+  const std::int64_t seconds = 120 + std::max<std::int64_t>(size, 0) / kSlowestBytesPerSecond;
+  return std::chrono::seconds(seconds);
+}
+
+bool is_pushed_update(const json& task, const std::string& task_path, const std::string& push_uri,
+                      const std::vector<std::string>& tasks_before) {
+  if (std::find(tasks_before.begin(), tasks_before.end(), task_path) != tasks_before.end())
+    return false;
+  const json* payload = read_object(&task, "Payload");
+  if (payload == nullptr) return true;
+  return path_of(read_string(payload, "TargetUri").value_or("")) == push_uri;
+}
+
+namespace {
+
+// The paths of the BMC's tasks, newest first (most BMCs list the newest last), at most 64: a BMC
+// keeps a few dozen. None when it has no TaskService.
+using TaskPaths = std::variant<std::vector<std::string>, DriverError>;
+asio::awaitable<TaskPaths> list_tasks(RedfishConnection& connection) {
+  std::vector<std::string> members;
   std::string root_path = "/redfish/v1/";
   Found root = co_await get_resource(connection, std::move(root_path));
-  if (auto* e = std::get_if<DriverError>(&root)) co_return failure(connection, std::move(*e));
-  std::string service_path = link(std::get<Resource>(root).doc, "UpdateService");
-  if (service_path.empty())
-    co_return failure(connection, {DriverErrorCode::unsupported, "the BMC has no UpdateService"});
+  if (auto* e = std::get_if<DriverError>(&root)) co_return std::move(*e);
+  std::string service_path = link(std::get<Resource>(root).doc, "TaskService");
+  if (service_path.empty()) co_return members;
   Found service = co_await get_resource(connection, std::move(service_path));
-  if (auto* e = std::get_if<DriverError>(&service)) co_return failure(connection, std::move(*e));
-  const json& doc = std::get<Resource>(service).doc;
-  const json* found_action =
-      read_object(read_object(&doc, "Actions"), "#UpdateService.SimpleUpdate");
-  const json action = found_action ? *found_action : json();
-  const std::string target = path_of(read_string(&action, "target").value_or(""));
-  if (target.empty())
-    co_return failure(
-        connection,
-        {DriverErrorCode::unsupported,
-         doc.contains("MultipartHttpPushUri")
-             ? "the BMC offers only MultipartHttpPushUri, which Ironhold does not push to yet "
-               "(it needs UpdateService.SimpleUpdate)"
-             : "the BMC's UpdateService has no SimpleUpdate action"});
-  auto body = simple_update_body(action, request.image_url);
-  if (auto* e = std::get_if<DriverError>(&body)) co_return failure(connection, std::move(*e));
+  if (auto* e = std::get_if<DriverError>(&service)) co_return std::move(*e);
+  std::string tasks_path = link(std::get<Resource>(service).doc, "Tasks");
+  if (tasks_path.empty()) co_return members;
+  Found tasks = co_await get_resource(connection, std::move(tasks_path));
+  if (auto* e = std::get_if<DriverError>(&tasks)) co_return std::move(*e);
+  if (const json& doc = std::get<Resource>(tasks).doc;
+      doc.contains("Members") && doc["Members"].is_array())
+    for (const auto& member : doc["Members"])
+      if (auto path = link_path(member); !path.empty()) members.push_back(std::move(path));
+  std::reverse(members.begin(), members.end());
+  if (members.size() > 64) members.resize(64);
+  co_return members;
+}
 
-  std::string method = "POST";
-  std::string path = target;
-  std::optional<json> payload = std::get<json>(std::move(body));
-  http::HeaderList no_headers;
-  CallResult result = co_await connection.call(std::move(method), std::move(path),
-                                               std::move(payload), std::move(no_headers));
+// Sends the plan's request and reads the BMC's first answer.
+asio::awaitable<FirmwareUpdateReport> send_update(RedfishConnection& connection,
+                                                  const UpdatePlan& plan,
+                                                  const std::shared_ptr<const SpooledImage>& image,
+                                                  const std::string& image_name) {
+  CallResult result;
+  if (plan.transfer == FirmwareTransfer::push) {
+    std::string path = plan.target;
+    auto sending = connection.post_form(std::move(path), push_parts(image->path(), image_name),
+                                        push_timeout(image->size()));
+    result = co_await std::move(sending);
+    // A push is answered like any action: an error status is the BMC refusing the image.
+    if (auto* reply = std::get_if<RedfishReply>(&result); reply && reply->status >= 300)
+      result = error_from_status(reply->status, reply->body, "POST " + plan.target);
+  } else {
+    std::string method = "POST";
+    std::string path = plan.target;
+    std::optional<json> payload = plan.body;
+    http::HeaderList no_headers;
+    auto sending = connection.call(std::move(method), std::move(path), std::move(payload),
+                                   std::move(no_headers));
+    result = co_await std::move(sending);
+  }
   if (auto* e = std::get_if<DriverError>(&result)) co_return failure(connection, std::move(*e));
   const RedfishReply& reply = std::get<RedfishReply>(result);
   FirmwareUpdateReport report = read_update_task(reply.status, reply.body);
@@ -154,6 +247,52 @@ asio::awaitable<FirmwareUpdateReport> start_simple_update(RedfishConnection& con
                       {DriverErrorCode::bad_response,
                        "the BMC accepted the update (202) but named no task to follow"});
   co_return with_connection(connection, std::move(report));
+}
+
+}  // namespace
+
+asio::awaitable<FirmwareUpdateReport> start_update(RedfishConnection& connection,
+                                                   FirmwareUpdateRequest request) {
+  std::string root_path = "/redfish/v1/";
+  Found root = co_await get_resource(connection, std::move(root_path));
+  if (auto* e = std::get_if<DriverError>(&root)) co_return failure(connection, std::move(*e));
+  std::string service_path = link(std::get<Resource>(root).doc, "UpdateService");
+  if (service_path.empty())
+    co_return failure(connection, {DriverErrorCode::unsupported, "the BMC has no UpdateService"});
+  Found service = co_await get_resource(connection, std::move(service_path));
+  if (auto* e = std::get_if<DriverError>(&service)) co_return failure(connection, std::move(*e));
+  auto chosen = choose_update(std::get<Resource>(service).doc, request.transfer, request.image_url);
+  if (auto* e = std::get_if<DriverError>(&chosen)) co_return failure(connection, std::move(*e));
+  const UpdatePlan plan = std::get<UpdatePlan>(std::move(chosen));
+
+  json sent = {{"transfer", to_string(plan.transfer)}, {"target", plan.target}};
+  std::shared_ptr<const SpooledImage> image;
+  if (plan.transfer == FirmwareTransfer::push) {
+    // What the BMC had before, so that its task for this push can be told apart after a crash.
+    TaskPaths before = co_await list_tasks(connection);
+    if (auto* e = std::get_if<DriverError>(&before)) co_return failure(connection, std::move(*e));
+    sent["tasks_before"] = std::get<std::vector<std::string>>(before);
+    if (!request.spool)
+      co_return failure(connection, {DriverErrorCode::unsupported,
+                                     "the BMC takes pushed images only, and none was provided"});
+    auto spooling = request.spool();
+    SpoolResult spooled = co_await std::move(spooling);
+    if (auto* e = std::get_if<DriverError>(&spooled)) co_return failure(connection, std::move(*e));
+    image = std::get<std::shared_ptr<const SpooledImage>>(std::move(spooled));
+  }
+  if (request.before_send) {
+    auto recording = request.before_send(sent);
+    const bool go_on = co_await std::move(recording);
+    if (!go_on) {
+      FirmwareUpdateReport report;
+      report.state = UpdateState::gone;
+      report.message = "not sent: the task was interrupted";
+      co_return with_connection(connection, std::move(report));
+    }
+  }
+  auto sending = send_update(connection, plan, image, request.image_name);
+  FirmwareUpdateReport report = co_await std::move(sending);
+  co_return report;
 }
 
 asio::awaitable<FirmwareUpdateReport> read_update_status(RedfishConnection& connection,
@@ -173,43 +312,39 @@ asio::awaitable<FirmwareUpdateReport> read_update_status(RedfishConnection& conn
 }
 
 asio::awaitable<FirmwareUpdateReport> find_update_task(RedfishConnection& connection,
-                                                       std::string image_url) {
-  // The path and query carry the signature, unique per URL; the host part may differ when the
-  // service came back on another address.
+                                                       FirmwareUpdateRequest request, json sent) {
+  const bool pushed = read_string(&sent, "transfer") == "push";
+  const std::string push_uri = read_string(&sent, "target").value_or("");
+  std::vector<std::string> tasks_before;
+  if (const auto it = sent.is_object() ? sent.find("tasks_before") : sent.end();
+      it != sent.end() && it->is_array())
+    for (const auto& path : *it)
+      if (path.is_string()) tasks_before.push_back(path.get<std::string>());
+  // A pulled image's URL: its path and query carry the signature, unique per URL; the host part
+  // may differ when the service came back on another address.
+  const std::string& image_url = request.image_url;
   const auto authority = image_url.find("://");
-  const auto path_start =
-      authority == std::string::npos ? 0 : image_url.find('/', authority + 3);
+  const auto path_start = authority == std::string::npos ? 0 : image_url.find('/', authority + 3);
   const std::string signed_part =
       path_start == std::string::npos ? image_url : image_url.substr(path_start);
+
   FirmwareUpdateReport none;
   none.state = UpdateState::gone;
-  none.message = "the BMC has no task for this image";
-  std::string root_path = "/redfish/v1/";
-  Found root = co_await get_resource(connection, std::move(root_path));
-  if (auto* e = std::get_if<DriverError>(&root)) co_return failure(connection, std::move(*e));
-  std::string service_path = link(std::get<Resource>(root).doc, "TaskService");
-  if (service_path.empty()) co_return with_connection(connection, std::move(none));
-  Found service = co_await get_resource(connection, std::move(service_path));
-  if (auto* e = std::get_if<DriverError>(&service)) co_return failure(connection, std::move(*e));
-  std::string tasks_path = link(std::get<Resource>(service).doc, "Tasks");
-  if (tasks_path.empty()) co_return with_connection(connection, std::move(none));
-  Found tasks = co_await get_resource(connection, std::move(tasks_path));
-  if (auto* e = std::get_if<DriverError>(&tasks)) co_return failure(connection, std::move(*e));
-  std::vector<std::string> members;
-  if (const json& doc = std::get<Resource>(tasks).doc;
-      doc.contains("Members") && doc["Members"].is_array())
-    for (const auto& member : doc["Members"])
-      if (auto path = link_path(member); !path.empty()) members.push_back(std::move(path));
-  // The newest tasks are listed last by most BMCs; a BMC keeps a few dozen at most.
-  std::reverse(members.begin(), members.end());
-  if (members.size() > 64) members.resize(64);
-  for (auto& path : members) {
+  none.message =
+      pushed ? "the BMC has no task for this push" : "the BMC has no task for this image";
+  TaskPaths listed = co_await list_tasks(connection);
+  if (auto* e = std::get_if<DriverError>(&listed)) co_return failure(connection, std::move(*e));
+  for (auto& path : std::get<std::vector<std::string>>(listed)) {
     const std::string task_path = path;
     Found task = co_await get_resource(connection, std::move(path));
     if (auto* e = std::get_if<DriverError>(&task)) co_return failure(connection, std::move(*e));
     const json& doc = std::get<Resource>(task).doc;
-    const std::string sent = read_string(read_object(&doc, "Payload"), "JsonBody").value_or("");
-    if (sent.find(signed_part) == std::string::npos) continue;
+    if (pushed) {
+      if (!is_pushed_update(doc, task_path, push_uri, tasks_before)) continue;
+    } else {
+      const std::string body = read_string(read_object(&doc, "Payload"), "JsonBody").value_or("");
+      if (signed_part.empty() || body.find(signed_part) == std::string::npos) continue;
+    }
     FirmwareUpdateReport found = read_update_task(200, doc);
     found.monitor = task_path;
     co_return with_connection(connection, std::move(found));

@@ -213,7 +213,7 @@ asio::awaitable<FirmwareUpdateReport> RedfishDriver::start_firmware_update(
   std::optional<RedfishTarget> resolved;
   if (resolve_failed(target, report, resolved)) co_return report;
   RedfishConnection connection(client_, sessions_, options_.transport, std::move(*resolved));
-  report = co_await start_simple_update(connection, std::move(request));
+  report = co_await start_update(connection, std::move(request));
   co_return report;
 }
 
@@ -228,12 +228,12 @@ asio::awaitable<FirmwareUpdateReport> RedfishDriver::firmware_update_status(
 }
 
 asio::awaitable<FirmwareUpdateReport> RedfishDriver::find_firmware_update(
-    const DriverTarget& target, std::string image_url) {
+    const DriverTarget& target, FirmwareUpdateRequest request, nlohmann::json sent) {
   FirmwareUpdateReport report;
   std::optional<RedfishTarget> resolved;
   if (resolve_failed(target, report, resolved)) co_return report;
   RedfishConnection connection(client_, sessions_, options_.transport, std::move(*resolved));
-  report = co_await find_update_task(connection, std::move(image_url));
+  report = co_await find_update_task(connection, std::move(request), std::move(sent));
   co_return report;
 }
 

@@ -51,7 +51,8 @@ class RedfishDriver final : public NodeDriver {
   boost::asio::awaitable<FirmwareUpdateReport> firmware_update_status(const DriverTarget& target,
                                                                       std::string monitor) override;
   boost::asio::awaitable<FirmwareUpdateReport> find_firmware_update(const DriverTarget& target,
-                                                                    std::string image_url) override;
+                                                                    FirmwareUpdateRequest request,
+                                                                    nlohmann::json sent) override;
 
   boost::asio::awaitable<void> shutdown() override;
 

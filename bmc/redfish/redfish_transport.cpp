@@ -88,19 +88,23 @@ std::optional<DriverError> RedfishConnection::barred_error() const {
 
 asio::awaitable<http::HttpResult> RedfishConnection::send(const std::string& method,
                                                           const std::string& path,
-                                                          const std::string& body,
+                                                          const Outgoing& body,
                                                           const http::HeaderList& headers,
                                                           const CachedSession* auth) {
   http::HttpRequest request;
   request.method = method;
   request.url = target_.base_url + path;
   request.connect_timeout = options_.connect_timeout;
-  request.total_timeout = options_.total_timeout;
+  request.total_timeout =
+      body.total_timeout.count() > 0 ? body.total_timeout : options_.total_timeout;
   request.max_body = options_.max_body;
   request.tls = target_.tls;
-  request.body = body;
+  request.pace = target_.pace;
+  request.body = body.json;
+  request.form = body.form;
   request.headers = {{"Accept", "application/json"}, {"OData-Version", "4.0"}};
-  if (!body.empty()) request.headers.emplace_back("Content-Type", "application/json");
+  if (!body.json.empty() && body.form.empty())
+    request.headers.emplace_back("Content-Type", "application/json");
   if (auth != nullptr && auth->mode == AuthMode::session) {
     request.headers.emplace_back("X-Auth-Token", auth->token);
   } else if (auth != nullptr && target_.credentials) {
@@ -136,7 +140,7 @@ asio::awaitable<RedfishConnection::AuthResult> RedfishConnection::authenticate(
 asio::awaitable<RedfishConnection::AuthResult> RedfishConnection::login() {
   const std::string root_path(kRootPath);
   const http::HeaderList no_headers;
-  const std::string no_body;
+  const Outgoing no_body;
   const std::string get = "GET";
   const std::string post = "POST";
   http::HttpResult root = co_await send(get, root_path, no_body, no_headers, nullptr);
@@ -158,7 +162,8 @@ asio::awaitable<RedfishConnection::AuthResult> RedfishConnection::login() {
   const std::string path = sessions_path(root_doc);
   const json credentials = {{"UserName", target_.credentials->username},
                             {"Password", target_.credentials->password}};
-  const std::string body = credentials.dump();
+  Outgoing body;
+  body.json = credentials.dump();
   http::HttpResult posted = co_await send(post, path, body, no_headers, nullptr);
   if (!posted.ok()) co_return error_from_http(posted.error(), what("POST", path));
   const http::HttpResponse& response = posted.response();
@@ -217,10 +222,31 @@ asio::awaitable<void> log_out(http::BmcHttpClient& client, const TransportOption
 asio::awaitable<CallResult> RedfishConnection::exchange(std::string method, std::string path,
                                                         std::optional<json> body,
                                                         http::HeaderList headers) {
+  Outgoing outgoing;
+  if (body) outgoing.json = body->dump();
+  CallResult result =
+      co_await perform(std::move(method), std::move(path), std::move(outgoing), std::move(headers));
+  co_return result;
+}
+
+asio::awaitable<CallResult> RedfishConnection::post_form(std::string path,
+                                                         std::vector<http::FormPart> parts,
+                                                         std::chrono::milliseconds total_timeout) {
+  Outgoing outgoing;
+  outgoing.form = std::move(parts);
+  outgoing.total_timeout = total_timeout;
+  std::string method = "POST";
+  http::HeaderList no_headers;
+  CallResult result = co_await perform(std::move(method), std::move(path), std::move(outgoing),
+                                       std::move(no_headers));
+  co_return result;
+}
+
+asio::awaitable<CallResult> RedfishConnection::perform(std::string method, std::string path,
+                                                       Outgoing text, http::HeaderList headers) {
   const std::string label = what(method, path);
   if (!target_.credentials)
     co_return DriverError{DriverErrorCode::auth_failed, label + ": no credentials configured"};
-  const std::string text = body ? body->dump() : std::string();
 
   AuthResult auth = co_await authenticate(std::nullopt);
   if (auto* e = std::get_if<DriverError>(&auth)) co_return std::move(*e);

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "bmc/http/bmc_http_client.hpp"
 #include "bmc/redfish/crawler.hpp"
@@ -32,6 +33,8 @@ struct RedfishTarget {
   http::TlsPolicy tls;
   std::optional<Credentials> credentials;
   std::string key;  // the SessionCache key (empty without credentials)
+  // The node's max_requests_per_second, keyed by the BMC's address (unpaced when 0).
+  http::Pace pace;
 };
 
 // https (or a bare host) + tls pin|ca|insecure, or http -> none. An endpoint that is not Redfish
@@ -77,6 +80,11 @@ class RedfishConnection {
   boost::asio::awaitable<CallResult> exchange(std::string method, std::string path,
                                               std::optional<nlohmann::json> body,
                                               http::HeaderList headers);
+  // An authenticated multipart/form-data POST (a pushed firmware image), allowed `total_timeout`
+  // instead of the usual one; like exchange(), any status past authentication is a reply. Never
+  // retried once sent: a BMC that may have taken the image must not get it twice.
+  boost::asio::awaitable<CallResult> post_form(std::string path, std::vector<http::FormPart> parts,
+                                               std::chrono::milliseconds total_timeout);
   // The crawler's fetcher: an authenticated GET whose JSON document must be an object. Valid
   // while this connection lives.
   boost::asio::awaitable<FetchResult> get_json(std::string path);
@@ -88,6 +96,15 @@ class RedfishConnection {
 
  private:
   using AuthResult = std::variant<CachedSession, DriverError>;
+  // A request's body: JSON text (may be empty) or form parts, and its time allowed (0: the
+  // transport options').
+  struct Outgoing {
+    std::string json;
+    std::vector<http::FormPart> form;
+    std::chrono::milliseconds total_timeout{0};
+  };
+  boost::asio::awaitable<CallResult> perform(std::string method, std::string path, Outgoing body,
+                                             http::HeaderList headers);
   // The key's session, logging in when there is none or when it is still `stale_token`.
   boost::asio::awaitable<AuthResult> authenticate(std::optional<std::string> stale_token);
   boost::asio::awaitable<AuthResult> login();
@@ -95,7 +112,7 @@ class RedfishConnection {
   boost::asio::awaitable<void> keep(CachedSession session);
   // One HTTP exchange; `auth` adds the token or Basic header.
   boost::asio::awaitable<http::HttpResult> send(const std::string& method, const std::string& path,
-                                                const std::string& body,
+                                                const Outgoing& body,
                                                 const http::HeaderList& headers,
                                                 const CachedSession* auth);
   std::optional<DriverError> barred_error() const;

@@ -60,6 +60,13 @@ std::variant<RedfishTarget, DriverError> resolve_target(const DriverTarget& targ
   } else {
     return error(DriverErrorCode::unsupported, "unknown tls option \"" + tls + "\"");
   }
+  if (const auto rate =
+          options.is_object() ? options.find("max_requests_per_second") : options.end();
+      rate != options.end() && rate->is_number() && rate->get<double>() > 0) {
+    out.pace.key = out.base_url;
+    out.pace.per_second = rate->get<double>();
+    out.pace.burst = 1;
+  }
   out.credentials = target.credentials;
   if (out.credentials)
     out.key = session_key(out.base_url, out.credentials->username, out.credentials->password);

@@ -24,6 +24,16 @@ MaintenanceReport run_maintenance(Database& db, const RetentionPolicy& policy) {
         static_cast<int>(tx.exec("DELETE FROM firmware_images WHERE state = 'uploading' "
                                  "AND created_at < now() - interval '24 hours'")
                              .affected_rows());
+    // Console sessions a day past their end: nothing reads them any more.
+    report.sessions_removed = static_cast<int>(
+        tx.exec("DELETE FROM console_sessions WHERE coalesce(ended_at, expires_at) < "
+                "now() - interval '1 day'")
+            .affected_rows());
+    // A stream that resumes after one of these gets stream.reset and reloads (docs/stream.md).
+    report.changes_pruned = static_cast<int>(
+        tx.exec_params("DELETE FROM changes WHERE created_at < now() - make_interval(hours => $1)",
+                       policy.change_hours)
+            .affected_rows());
     return report;
   });
 }

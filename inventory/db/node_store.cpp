@@ -167,13 +167,19 @@ NodePage NodeStore::list(const NodeQuery& query) {
 json NodeStore::summary(const NodeFilter& filter) {
   SqlParams params;
   const std::string where = node_where(filter, params);
+  // The GPU model is the hardware summary's (the first GPU's); a node without one (no GPUs, or
+  // not inspected yet) is counted under no model. gpu_count is a number when the poller or the
+  // cloud sync wrote it; anything else counts as none.
   const std::string sql =
       "SELECT GROUPING(n.health), GROUPING(n.power_state), GROUPING(n.source), GROUPING(n.driver), "
-      "GROUPING(n.lifecycle), n.health, n.power_state, n.source, n.driver, n.lifecycle, count(*) "
-      "FROM nodes n WHERE " +
+      "GROUPING(n.lifecycle), GROUPING(gpu.model), n.health, n.power_state, n.source, n.driver, "
+      "n.lifecycle, gpu.model, count(*), coalesce(sum(gpu.count), 0)::bigint "
+      "FROM nodes n CROSS JOIN LATERAL (SELECT n.hardware ->> 'gpu_model' AS model, "
+      "  CASE WHEN jsonb_typeof(n.hardware -> 'gpu_count') = 'number' "
+      "    THEN (n.hardware ->> 'gpu_count')::numeric ELSE 0 END AS count) gpu WHERE " +
       where +
       " GROUP BY GROUPING SETS ((n.health), (n.power_state), (n.source), (n.driver), "
-      "(n.lifecycle), ())";
+      "(n.lifecycle), (gpu.model), ())";
   json out = {{"total", 0}};
   auto zeroes = [](std::span<const std::string_view> names) {
     json j = json::object();
@@ -186,17 +192,24 @@ json NodeStore::summary(const NodeFilter& filter) {
   out["driver"] = json::object();
   out["lifecycle"] = zeroes(enum_names<Lifecycle>());
   if (!filter.includes_retired()) out["lifecycle"].erase("retired");
-  static constexpr const char* dimensions[] = {"health", "power_state", "source", "driver",
-                                               "lifecycle"};
+  // Nodes per GPU model, and the GPUs they hold.
+  out["gpu_model"] = json::object();
+  out["gpus"] = json::object();
+  static constexpr int kDimensions = 6;
+  static constexpr const char* dimensions[kDimensions] = {"health", "power_state", "source",
+                                                          "driver", "lifecycle",   "gpu_model"};
   transact(db_, [&](pqxx::work& tx) {
     for (const auto& row : tx.exec_params(sql, pqxx::prepare::make_dynamic_params(params.values))) {
-      const auto count = row[10].as<long long>();
+      const auto count = row[2 * kDimensions].as<long long>();
       bool grouped = false;
-      for (int d = 0; d < 5; ++d) {
-        if (row[d].as<int>() == 0) {
-          out[dimensions[d]][row[5 + d].as<std::string>()] = count;
-          grouped = true;
-        }
+      for (int d = 0; d < kDimensions; ++d) {
+        if (row[d].as<int>() != 0) continue;
+        grouped = true;
+        const auto& key = row[kDimensions + d];
+        if (key.is_null()) continue;  // the nodes without a GPU model
+        out[dimensions[d]][key.as<std::string>()] = count;
+        if (d == kDimensions - 1)
+          out["gpus"][key.as<std::string>()] = row[2 * kDimensions + 1].as<long long>();
       }
       if (!grouped) out["total"] = count;
     }

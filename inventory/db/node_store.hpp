@@ -40,7 +40,8 @@ class NodeStore {
   // the oldest if several are; nullopt when none is.
   std::optional<Node> find_by_endpoint(const std::string& endpoint);
   // {"total": n, "health": {...}, "power_state": {...}, "source": {...}, "driver": {...},
-  //  "lifecycle": {...}} over the nodes the filter selects.
+  //  "lifecycle": {...}, "gpu_model": {model: nodes}, "gpus": {model: GPUs}} over the nodes the
+  // filter selects; gpu_model and gpus leave out nodes without a GPU model.
   nlohmann::json summary(const NodeFilter& filter);
   // Applies a validated PATCH body (see apply_node_patch). Throws conflict for a retired node or
   // a name taken by another node.

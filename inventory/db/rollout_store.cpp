@@ -44,8 +44,6 @@ void set_state(pqxx::work& tx, const std::string& id, RolloutState state) {
 
 RolloutStore::Created RolloutStore::create(const RolloutSpec& spec, const std::string& requested_by,
                                            const std::optional<IdempotencyKey>& key) {
-  if (tasks_.refusals().firmware)
-    throw unprocessable("cannot roll out firmware: " + *tasks_.refusals().firmware);
   return transact(db_, [&](pqxx::work& tx) -> Created {
     if (key && !claim_idempotency_key(tx, *key)) {
       const auto earlier = tx.exec_params1(

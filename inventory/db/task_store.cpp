@@ -130,10 +130,7 @@ TaskParameters owned_reprovision_parameters(pqxx::work& tx, const NewTask& task,
 // A firmware update's parameters with what its image is, so that the task (and its audit
 // entry) says which component goes to which version; the image must be ready and for the node's
 // model when it names one.
-TaskParameters firmware_parameters(pqxx::work& tx, const NewTask& task, const TargetNode& node,
-                                   const std::optional<std::string>& refused) {
-  if (refused)
-    throw unprocessable("cannot update the firmware of node \"" + node.name + "\": " + *refused);
+TaskParameters firmware_parameters(pqxx::work& tx, const NewTask& task, const TargetNode& node) {
   TaskParameters out = task.parameters;
   json& p = out.parameters;
   const auto rows = tx.exec_params(
@@ -165,8 +162,7 @@ NewTask task_for_node(pqxx::work& tx, const NewTask& request, const TargetNode& 
   NewTask task = request;
   if (request.kind == TaskKind::reprovision && node.source != Source::cloud)
     task.parameters = owned_reprovision_parameters(tx, request, node, refused.reprovisioning);
-  if (request.kind == TaskKind::firmware)
-    task.parameters = firmware_parameters(tx, request, node, refused.firmware);
+  if (request.kind == TaskKind::firmware) task.parameters = firmware_parameters(tx, request, node);
   return task;
 }
 

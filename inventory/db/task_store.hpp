@@ -90,7 +90,6 @@ struct LeaseCheck {
 // Actions this service cannot carry out, with the reason (see TaskStore::refuse_...).
 struct Refusals {
   std::optional<std::string> reprovisioning;  // of owned servers
-  std::optional<std::string> firmware;
 };
 
 class TaskStore {
@@ -100,8 +99,6 @@ class TaskStore {
   // Why owned servers cannot be reprovisioned here (no URL installers could reach this service
   // at), given at start-up: their reprovision requests are then unprocessable, saying so.
   void refuse_owned_reprovisioning(std::string why) { refusals_.reprovisioning = std::move(why); }
-  // Why firmware cannot be updated here (no URL BMCs could download images from).
-  void refuse_firmware_updates(std::string why) { refusals_.firmware = std::move(why); }
   const Refusals& refusals() const { return refusals_; }
 
   // Creates the tasks in one transaction (all or none). With a key: a key seen before (within

@@ -2,6 +2,7 @@
 
 #include "inventory/crypto/primitives.hpp"
 #include "inventory/db/node_rows.hpp"
+#include "inventory/db/token_rows.hpp"
 #include "inventory/db/transaction.hpp"
 #include "inventory/model/node.hpp"
 
@@ -16,23 +17,7 @@ std::string hash_hex(std::string_view secret) {
   return crypto::to_hex(crypto::sha256(secret));
 }
 
-constexpr const char* token_columns =
-    "id, name, role, prefix, created_by, rfc3339(created_at), rfc3339(expires_at), "
-    "rfc3339(last_used_at), rfc3339(revoked_at)";
-
-TokenInfo token_from_row(const pqxx::row& r) {
-  TokenInfo t;
-  t.id = r[0].as<std::string>();
-  t.name = r[1].as<std::string>();
-  t.role = parse_enum<Role>(r[2].c_str()).value_or(Role::viewer);
-  t.prefix = r[3].as<std::string>();
-  t.created_by = optional_text(r[4]);
-  t.created_at = optional_text(r[5]);
-  t.expires_at = optional_text(r[6]);
-  t.last_used_at = optional_text(r[7]);
-  t.revoked_at = optional_text(r[8]);
-  return t;
-}
+const std::string token_columns = token_columns_of("api_tokens");
 
 }  // namespace
 

@@ -1,5 +1,8 @@
 #include "inventory/drivers/node_driver.hpp"
 
+#include <filesystem>
+#include <system_error>
+
 namespace ironhold {
 namespace {
 
@@ -9,6 +12,7 @@ constexpr std::string_view error_code_names[] = {"unreachable",      "timeout", 
 constexpr std::string_view power_action_names[] = {"on", "off", "cycle", "reset", "soft_off"};
 constexpr std::string_view boot_device_names[] = {"pxe", "disk", "cd", "bios"};
 constexpr std::string_view update_state_names[] = {"running", "completed", "failed", "gone"};
+constexpr std::string_view transfer_names[] = {"auto", "pull", "push"};
 
 FirmwareUpdateReport no_firmware_updates() {
   FirmwareUpdateReport report;
@@ -49,8 +53,26 @@ boost::asio::awaitable<FirmwareUpdateReport> NodeDriver::firmware_update_status(
   co_return no_firmware_updates();
 }
 boost::asio::awaitable<FirmwareUpdateReport> NodeDriver::find_firmware_update(const DriverTarget&,
-                                                                              std::string) {
+                                                                              FirmwareUpdateRequest,
+                                                                              nlohmann::json) {
   co_return no_firmware_updates();
+}
+
+std::string_view to_string(FirmwareTransfer v) {
+  return transfer_names[static_cast<int>(v)];
+}
+template <>
+std::optional<FirmwareTransfer> parse_enum<FirmwareTransfer>(std::string_view s) {
+  return enum_from_names<FirmwareTransfer>(transfer_names, s);
+}
+template <>
+std::span<const std::string_view> enum_names<FirmwareTransfer>() {
+  return transfer_names;
+}
+
+SpooledImage::~SpooledImage() {
+  std::error_code ignored;  // already gone is fine; a leftover is swept with the spool directory
+  std::filesystem::remove(path_, ignored);
 }
 
 std::string_view to_string(BootDevice v) {

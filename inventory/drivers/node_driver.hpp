@@ -4,9 +4,14 @@
 // asynchronous and never throw for anything the far side does: failures come back as a
 // DriverError in the report, so one bad BMC is a recorded error on its node and nothing else.
 #include <boost/asio/awaitable.hpp>
+#include <cstdint>
+#include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "inventory/model/endpoint.hpp"
@@ -89,12 +94,49 @@ struct ActionReport : DriverOutcome {
   std::string detail;  // what was sent, e.g. "ResetType ForceOff" or "ForceOff then On"
 };
 
-// A firmware update the BMC carries out itself after downloading the image from Ironhold
-// (Redfish UpdateService.SimpleUpdate).
+// How the image reaches the BMC. pull: the BMC downloads it from a signed URL of this service
+// (Redfish UpdateService.SimpleUpdate); push: this service sends it to the BMC (Redfish
+// UpdateService.MultipartHttpPushUri), for BMCs that cannot reach the service or take no URL;
+// automatic: pull when the BMC takes the URL, else push.
+enum class FirmwareTransfer { automatic, pull, push };
+std::string_view to_string(FirmwareTransfer transfer);  // "auto", "pull", "push"
+template <>
+std::optional<FirmwareTransfer> parse_enum<FirmwareTransfer>(std::string_view);
+template <>
+std::span<const std::string_view> enum_names<FirmwareTransfer>();
+
+// A local copy of an image for a push, removed from the disk when the last holder lets go.
+class SpooledImage {
+ public:
+  SpooledImage(std::string path, std::int64_t size) : path_(std::move(path)), size_(size) {}
+  ~SpooledImage();
+  SpooledImage(const SpooledImage&) = delete;
+  SpooledImage& operator=(const SpooledImage&) = delete;
+  const std::string& path() const { return path_; }
+  std::int64_t size() const { return size_; }
+
+ private:
+  std::string path_;
+  std::int64_t size_;
+};
+using SpoolResult = std::variant<std::shared_ptr<const SpooledImage>, DriverError>;
+
+// A firmware update the BMC carries out itself once it has the image.
 struct FirmwareUpdateRequest {
-  // A signed, expiring URL under --advertise-url. It is a download capability: reports and logs
-  // name it without its query.
+  FirmwareTransfer transfer = FirmwareTransfer::automatic;
+  // For a pull: a signed, expiring URL under --advertise-url. It is a download capability:
+  // reports and logs name it without its query. Empty when this service has no advertised URL
+  // (then only a push is possible).
   std::string image_url;
+  // For a push: the file name the BMC is told, and the image's bytes in a local file, made only
+  // when the driver pushes (copying an image out of the database is not free).
+  std::string image_name;
+  std::function<boost::asio::awaitable<SpoolResult>()> spool;
+  // Called once the driver knows what it will send and right before it sends it, with what will
+  // identify this update on the BMC later (a JSON object the caller keeps and hands back to
+  // find_firmware_update after a crash). The caller records that the update is being sent;
+  // false means "do not send" (the task was interrupted). Not set: sent without asking.
+  std::function<boost::asio::awaitable<bool>(nlohmann::json)> before_send;
 };
 
 enum class UpdateState {
@@ -143,10 +185,11 @@ class NodeDriver {
   // Reads how the update that `monitor` names stands now.
   virtual boost::asio::awaitable<FirmwareUpdateReport> firmware_update_status(
       const DriverTarget& target, std::string monitor);
-  // After a crash while an update was being started: the BMC's update for this image URL, if it
-  // has one (state gone when it has none), so that it is followed rather than started twice.
+  // After a crash while an update was being started: the BMC's update for `request`, if it has
+  // one (state gone when it has none), so that it is followed rather than started twice. `sent`
+  // is what before_send was given.
   virtual boost::asio::awaitable<FirmwareUpdateReport> find_firmware_update(
-      const DriverTarget& target, std::string image_url);
+      const DriverTarget& target, FirmwareUpdateRequest request, nlohmann::json sent);
 
   // Logs out of every session it holds (at service shutdown). Never throws.
   virtual boost::asio::awaitable<void> shutdown() = 0;

@@ -10,6 +10,7 @@ namespace ironhold {
 // write-only IPMI key to `kg`. Unknown or inapplicable options are unprocessable (422).
 //   tls: pin (default) | ca | insecure     (https)
 //   ca_bundle: PEM certificates            (https, with tls: ca)
+//   max_requests_per_second: 0.1..1000     (https, http; default: not paced, one at a time)
 //   cipher_suites: [17, 3]                 (ipmi; ordered preference of 17, 3, 0)
 //   privilege: operator | admin            (ipmi)
 //   kg: hex BMC key, write-only            (ipmi)

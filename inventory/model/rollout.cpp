@@ -11,7 +11,8 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::string_view state_names[] = {"running", "paused", "halted", "aborted", "succeeded"};
+constexpr std::string_view rollout_state_names[] = {"running", "paused", "halted", "aborted",
+                                                    "succeeded"};
 constexpr std::string_view node_state_names[] = {"pending", "updating", "gating",   "succeeded",
                                                  "failed",  "skipped",  "cancelled"};
 
@@ -28,21 +29,21 @@ int bounded_int(const json& body, const char* field, int min, int max, int fallb
   return static_cast<int>(value);
 }
 
-json optional_text(const std::optional<std::string>& value) {
+json nullable_json(const std::optional<std::string>& value) {
   return value ? json(*value) : json(nullptr);
 }
 
 }  // namespace
 
 std::string_view to_string(RolloutState v) {
-  return state_names[static_cast<int>(v)];
+  return rollout_state_names[static_cast<int>(v)];
 }
 std::string_view to_string(RolloutNodeState v) {
   return node_state_names[static_cast<int>(v)];
 }
 template <>
 std::optional<RolloutState> parse_enum<RolloutState>(std::string_view s) {
-  return enum_from_names<RolloutState>(state_names, s);
+  return enum_from_names<RolloutState>(rollout_state_names, s);
 }
 template <>
 std::optional<RolloutNodeState> parse_enum<RolloutNodeState>(std::string_view s) {
@@ -50,7 +51,7 @@ std::optional<RolloutNodeState> parse_enum<RolloutNodeState>(std::string_view s)
 }
 template <>
 std::span<const std::string_view> enum_names<RolloutState>() {
-  return state_names;
+  return rollout_state_names;
 }
 template <>
 std::span<const std::string_view> enum_names<RolloutNodeState>() {
@@ -66,7 +67,7 @@ RolloutSpec parse_rollout_spec(const json& body) {
   if (!body.is_object()) throw invalid("the body must be a JSON object");
   reject_unknown_keys(body,
                       {"image", "selector", "canary", "batch_size", "max_parallel_per_rack",
-                       "max_failures", "health_gate_seconds", "reset", "timeout_s"},
+                       "max_failures", "health_gate_seconds", "reset", "timeout_s", "transfer"},
                       "", ErrorKind::invalid);
   RolloutSpec spec;
   spec.image = required_string(body, "image");
@@ -84,6 +85,7 @@ RolloutSpec parse_rollout_spec(const json& body) {
   json task = {{"image", spec.image}};
   if (body.contains("reset")) task["reset"] = body["reset"];
   if (body.contains("timeout_s")) task["timeout_s"] = body["timeout_s"];
+  if (body.contains("transfer")) task["transfer"] = body["transfer"];
   spec.task_parameters = parse_task_parameters(TaskKind::firmware, task).parameters;
   return spec;
 }
@@ -110,31 +112,31 @@ json to_json(const Rollout& r, bool with_nodes) {
               {"health_gate_seconds", r.health_gate_seconds},
               {"task_parameters", r.task_parameters},
               {"state", to_string(r.state)},
-              {"halt_reason", optional_text(r.halt_reason)},
+              {"halt_reason", nullable_json(r.halt_reason)},
               {"failures_accepted", r.failures_accepted},
-              {"requested_by", optional_text(r.requested_by)},
+              {"requested_by", nullable_json(r.requested_by)},
               {"matched", r.nodes.size()},
               {"batches", batches},
               {"counts", counts},
               {"created_at", r.created_at},
               {"updated_at", r.updated_at},
-              {"finished_at", optional_text(r.finished_at)}};
+              {"finished_at", nullable_json(r.finished_at)}};
   if (with_nodes) {
     json nodes = json::array();
     for (const auto& n : r.nodes)
       nodes.push_back({{"node_id", n.node_id},
                        {"node_name", n.node_name},
-                       {"rack", optional_text(n.rack)},
+                       {"rack", nullable_json(n.rack)},
                        {"batch", n.batch},
                        {"canary", n.batch == 0 && r.canary > 0},
                        {"state", to_string(n.state)},
-                       {"task_id", optional_text(n.task_id)},
-                       {"from_version", optional_text(n.from_version)},
-                       {"health_before", optional_text(n.health_before)},
-                       {"gate_until", optional_text(n.gate_until)},
-                       {"error", optional_text(n.error)},
-                       {"started_at", optional_text(n.started_at)},
-                       {"finished_at", optional_text(n.finished_at)}});
+                       {"task_id", nullable_json(n.task_id)},
+                       {"from_version", nullable_json(n.from_version)},
+                       {"health_before", nullable_json(n.health_before)},
+                       {"gate_until", nullable_json(n.gate_until)},
+                       {"error", nullable_json(n.error)},
+                       {"started_at", nullable_json(n.started_at)},
+                       {"finished_at", nullable_json(n.finished_at)}});
     out["nodes"] = std::move(nodes);
   }
   return out;

@@ -232,7 +232,8 @@ TaskParameters parse_task_parameters(TaskKind kind, const json& raw) {
       break;
     case TaskKind::firmware: {
       // The store adds what the image is (component, version, name) when it creates the task.
-      reject_unknown_keys(body, {"image", "reset", "timeout_s"}, "", ErrorKind::invalid);
+      reject_unknown_keys(body, {"image", "reset", "timeout_s", "transfer"}, "",
+                          ErrorKind::invalid);
       const std::string image = required_string(body, "image");
       if (!is_uuid(image))
         throw unprocessable("\"image\" must be the id of an uploaded firmware image", "image");
@@ -242,6 +243,10 @@ TaskParameters parse_task_parameters(TaskKind kind, const json& raw) {
       p["reset"] = optional_bool(body, "reset", true);
       // How long the BMC may take from accepting the image to finishing its task.
       p["timeout_s"] = bounded_seconds(body, "timeout_s", 10, 14400, 3600);
+      // How the image reaches the BMC: auto (a URL when it takes one, else a push), pull, push.
+      p["transfer"] = body.contains("transfer")
+                          ? required_choice<FirmwareTransfer>(body, "transfer")
+                          : std::string("auto");
       break;
     }
   }

@@ -48,7 +48,7 @@ class ActionTarget {
   virtual boost::asio::awaitable<FirmwareUpdateReport> firmware_update_status(
       std::string monitor) = 0;
   virtual boost::asio::awaitable<FirmwareUpdateReport> find_firmware_update(
-      std::string image_url) = 0;
+      FirmwareUpdateRequest request, nlohmann::json sent) = 0;
   // True when this cycle or reset leaves no trace the target reports (a cloud reboot keeps the
   // instance "running" throughout; an IPMI hard reset never shows the chassis off): the
   // acknowledgement is then the only evidence there is.

@@ -34,8 +34,9 @@ asio::awaitable<FirmwareUpdateReport> BmcTarget::firmware_update_status(std::str
   return driver_.firmware_update_status(target_, std::move(monitor));
 }
 
-asio::awaitable<FirmwareUpdateReport> BmcTarget::find_firmware_update(std::string image_url) {
-  return driver_.find_firmware_update(target_, std::move(image_url));
+asio::awaitable<FirmwareUpdateReport> BmcTarget::find_firmware_update(FirmwareUpdateRequest request,
+                                                                      nlohmann::json sent) {
+  return driver_.find_firmware_update(target_, std::move(request), std::move(sent));
 }
 
 asio::awaitable<TargetReading> BmcTarget::read() {

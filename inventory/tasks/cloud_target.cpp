@@ -85,7 +85,8 @@ asio::awaitable<FirmwareUpdateReport> CloudTarget::start_firmware_update(Firmwar
 asio::awaitable<FirmwareUpdateReport> CloudTarget::firmware_update_status(std::string) {
   co_return no_firmware();
 }
-asio::awaitable<FirmwareUpdateReport> CloudTarget::find_firmware_update(std::string) {
+asio::awaitable<FirmwareUpdateReport> CloudTarget::find_firmware_update(FirmwareUpdateRequest,
+                                                                        nlohmann::json) {
   co_return no_firmware();
 }
 

@@ -20,7 +20,8 @@ class CloudTarget final : public ActionTarget {
   boost::asio::awaitable<FirmwareUpdateReport> start_firmware_update(
       FirmwareUpdateRequest request) override;
   boost::asio::awaitable<FirmwareUpdateReport> firmware_update_status(std::string monitor) override;
-  boost::asio::awaitable<FirmwareUpdateReport> find_firmware_update(std::string image_url) override;
+  boost::asio::awaitable<FirmwareUpdateReport> find_firmware_update(FirmwareUpdateRequest request,
+                                                                    nlohmann::json sent) override;
   bool leaves_no_trace(PowerAction action) const override {
     return action == PowerAction::cycle || action == PowerAction::reset;
   }

@@ -8,6 +8,7 @@ std::string firmware_content_path(const std::string& image_id) {
 
 std::string FirmwareDownloads::url(const std::string& image_id,
                                    std::chrono::system_clock::time_point expires) const {
+  if (base_url.empty() || signer == nullptr) return {};
   const std::string path = firmware_content_path(image_id);
   return base_url + path + signer->query_for(path, expires);
 }

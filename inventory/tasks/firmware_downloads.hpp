@@ -13,10 +13,12 @@ std::string firmware_content_path(const std::string& image_id);
 
 struct FirmwareDownloads {
   const crypto::UrlSigner* signer = nullptr;
-  std::string base_url;  // --advertise-url, without a trailing '/'
+  // --advertise-url, without a trailing '/'; empty when there is none (BMCs cannot download
+  // then: images can only be pushed to them).
+  std::string base_url;
 
   // The URL of image `image_id` valid until `expires` (the same inputs give the same URL, so a
-  // resumed task can recognise the URL it sent).
+  // resumed task can recognise the URL it sent); empty without a base URL.
   std::string url(const std::string& image_id, std::chrono::system_clock::time_point expires) const;
 };
 

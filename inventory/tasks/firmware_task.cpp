@@ -1,14 +1,18 @@
 // The firmware update of an owned server: read the component's version, hand the BMC a signed URL
-// of the image (Redfish UpdateService.SimpleUpdate), follow the BMC's task to its end, reset the
+// of the image (Redfish UpdateService.SimpleUpdate) or push the image to it (MultipartHttpPushUri,
+// chosen by the driver from what the BMC offers and the task's `transfer`), follow the BMC's task
+// to its end, reset the
 // System when the new firmware waits for one, and read the firmware inventory again until it
 // shows the new version. Both inspections are recorded like the poller's, so the node's firmware
 // history holds the old version until the moment the new one was seen.
 //
-// Exactly once: the start of the update is recorded as "sending" first. A resumed task that finds
-// it so asks the BMC's task service for a task carrying the very same URL (the URL's expiry is
-// kept in the step, so the URL is rebuilt identically) and follows that task instead of flashing
-// twice; only when the BMC has none is the update sent again. The reset is decided by the
-// firmware inventory: when the new version already shows, the reset happened.
+// Exactly once: the start of the update is recorded as "sending" first, with what the driver
+// says will identify it. A resumed task that finds it so asks the BMC's task service for that
+// update — a task carrying the very same URL (its expiry is kept in the step, so the URL is
+// rebuilt identically), or for a push a task for the push URI that the BMC did not have before —
+// and follows it instead of flashing twice; only when the BMC has none is the update sent again.
+// The reset is decided by the firmware inventory: when the new version already shows, the reset
+// happened.
 #include <algorithm>
 
 #include "inventory/tasks/steps.hpp"
@@ -21,10 +25,6 @@ using nlohmann::json;
 using SystemClock = std::chrono::system_clock;
 
 namespace {
-
-std::string error_text(const DriverError& e) {
-  return std::string(to_string(e.code)) + ": " + e.message;
-}
 
 // A string or number kept in a step's data; empty when there is none.
 std::string text_in(const json& data, const char* key) {
@@ -93,10 +93,46 @@ std::optional<TaskOutcome> succeeded(json result) {
   return out;
 }
 
+// What the transfer step says while the update goes out, from what the driver will send.
+std::string sending_detail(const json& sent, const std::string& image_name) {
+  if (text_in(sent, "transfer") == "push")
+    return "pushing " + image_name + " to the BMC's " + text_in(sent, "target") +
+           " (MultipartHttpPushUri)";
+  return "sending UpdateService.SimpleUpdate with a signed URL of " + image_name;
+}
+
+// The driver's before_send: records the step as sending, with what identifies the update.
+asio::awaitable<bool> mark_sending(TaskRun& run, std::size_t step, long long expires, json sent,
+                                   std::string image_name, bool* asked) {
+  *asked = true;
+  if (run.interrupted()) co_return false;
+  run.begin(step, StepState::sending, sending_detail(sent, image_name));
+  set_data(run.at(step), "expires", expires);
+  set_data(run.at(step), "sent", std::move(sent));
+  const bool saved = co_await run.save();
+  co_return saved;
+}
+
+// The driver's spool: a copy of the image, or an error the task reports as its own.
+asio::awaitable<SpoolResult> spool_image(const FirmwareSpool* spool, std::string image,
+                                         std::string* failure) {
+  if (spool == nullptr) {
+    *failure = "this server cannot push images (no spool)";
+    co_return DriverError{DriverErrorCode::unsupported, *failure};
+  }
+  SpoolCopy copy = co_await spool->copy(std::move(image));
+  if (auto* why = std::get_if<std::string>(&copy)) {
+    *failure = *why;
+    co_return DriverError{DriverErrorCode::rejected, *why};
+  }
+  co_return std::get<std::shared_ptr<const SpooledImage>>(std::move(copy));
+}
+
 }  // namespace
 
 asio::awaitable<std::optional<TaskOutcome>> run_firmware_task(TaskRun& run, ActionTarget& target,
-                                                              const FirmwareDownloads& downloads) {
+                                                              const FirmwareDownloads& downloads,
+                                                              const FirmwareSpool* spool) {
   const json& p = run.parameters();
   Update u;
   u.image = p.value("image", std::string());
@@ -105,6 +141,9 @@ asio::awaitable<std::optional<TaskOutcome>> run_firmware_task(TaskRun& run, Acti
   u.version = p.value("version", std::string());
   u.timeout_s = p.value("timeout_s", 3600);
   u.reset_allowed = p.value("reset", true);
+  const FirmwareTransfer transfer =
+      parse_enum<FirmwareTransfer>(p.value("transfer", std::string("auto")))
+          .value_or(FirmwareTransfer::automatic);
   const auto interval = run.verify_interval() * 5;
 
   // 1. The version before: the firmware inventory, read and recorded now.
@@ -141,11 +180,11 @@ asio::awaitable<std::optional<TaskOutcome>> run_firmware_task(TaskRun& run, Acti
   }
   u.from = text_in(run.at(prepare).data, "from");
 
-  // 2. The BMC takes the image's URL and starts its task.
-  const std::size_t transfer = run.step("transfer");
+  // 2. The BMC takes the image (its URL, or the image itself) and starts its task.
+  const std::size_t step = run.step("transfer");
   // The URL's expiry is chosen once and kept, so that the same URL can be recognised later.
   long long expires = 0;
-  if (const json& d = run.at(transfer).data;
+  if (const json& d = run.at(step).data;
       d.is_object() && d.contains("expires") && d["expires"].is_number_integer())
     expires = d["expires"].get<long long>();
   if (expires == 0)
@@ -154,78 +193,100 @@ asio::awaitable<std::optional<TaskOutcome>> run_firmware_task(TaskRun& run, Acti
                   .count();
   const std::string url =
       downloads.url(u.image, SystemClock::time_point(std::chrono::seconds(expires)));
-  if (!run.done(transfer)) {
+  FirmwareUpdateRequest request;
+  request.transfer = transfer;
+  request.image_url = url;
+  request.image_name = u.image_name;
+  if (!run.done(step)) {
     bool send = true;
-    if (run.at(transfer).state == StepState::sending) {
-      auto finding = target.find_firmware_update(url);  // not inside the co_await (GCC 12)
+    if (run.at(step).state == StepState::sending) {
+      const json sent = run.at(step).data.is_object() && run.at(step).data.contains("sent")
+                            ? run.at(step).data["sent"]
+                            : json();
+      const bool pushed = text_in(sent, "transfer") == "push";
+      const std::string which = pushed ? "for this push" : "for this image's URL";
+      auto finding = target.find_firmware_update(request, sent);  // a local (GCC 12)
       const FirmwareUpdateReport found = co_await std::move(finding);
       if (found.error) {
         const std::string why = without_signature(error_text(*found.error), url);
-        run.at(transfer).in_doubt =
+        run.at(step).in_doubt =
             "this instance resumed the task while the update was being sent, and could not ask "
             "the BMC whether it had accepted it (" +
             why + "): not sent again, so that the firmware is not flashed twice";
-        run.end(transfer, StepState::failed, why);
+        run.end(step, StepState::failed, why);
         co_return failed(run,
                          "could not tell whether the BMC accepted the firmware update: check its "
                          "task service, then update again (" +
                              why + ")");
       }
       if (found.state != UpdateState::gone) {
-        run.at(transfer).in_doubt =
-            "this instance resumed the task while the update was being sent; the BMC has a task "
-            "for this image's URL (" +
-            found.monitor + "), so it had accepted it: followed, not sent again";
+        run.at(step).in_doubt =
+            "this instance resumed the task while the update was being sent; the BMC has a task " +
+            which + " (" + found.monitor + "), so it had accepted it: followed, not sent again";
         u.monitor = found.monitor;
-        set_data(run.at(transfer), "monitor", u.monitor);
-        run.end(transfer, StepState::succeeded, "accepted by the BMC: its task " + u.monitor);
+        set_data(run.at(step), "monitor", u.monitor);
+        run.end(step, StepState::succeeded, "accepted by the BMC: its task " + u.monitor);
         send = false;
       } else {
-        run.at(transfer).in_doubt =
-            "this instance resumed the task while the update was being sent; the BMC has no task "
-            "for this image's URL, so it had not accepted it: sent again";
+        run.at(step).in_doubt =
+            "this instance resumed the task while the update was being sent; the BMC has no task " +
+            which + ", so it had not accepted it: sent again";
       }
     }
     if (send) {
       if (run.interrupted()) co_return run.interruption("");
-      run.begin(transfer, StepState::sending,
-                "sending UpdateService.SimpleUpdate with a signed URL of " + u.image_name);
-      set_data(run.at(transfer), "expires", expires);
-      if (!co_await run.save()) co_return std::nullopt;
-      FirmwareUpdateRequest request;
-      request.image_url = url;
+      run.begin(step, StepState::running, "asking the BMC how it takes firmware");
+      bool asked = false;
+      std::string spool_failure;
+      request.before_send = [&run, step, expires, name = u.image_name, &asked](json sent) {
+        return mark_sending(run, step, expires, std::move(sent), name, &asked);
+      };
+      request.spool = [spool, image = u.image, &spool_failure] {
+        return spool_image(spool, image, &spool_failure);
+      };
       auto starting = target.start_firmware_update(std::move(request));  // GCC 12: a local
       const FirmwareUpdateReport started = co_await std::move(starting);
+      if (!spool_failure.empty()) {
+        run.end(step, StepState::failed, spool_failure);
+        co_return failed(run, "could not copy the image for the push: " + spool_failure);
+      }
+      if (!started.error && started.state == UpdateState::gone) {
+        // before_send said no: the task was interrupted before anything was sent.
+        if (run.interrupted()) co_return run.interruption("");
+        co_return std::nullopt;
+      }
       if (started.error) {
         const std::string why = without_signature(error_text(*started.error), url);
-        run.end(transfer, StepState::failed, why);
-        co_return failed(run, "the BMC refused the firmware update: " + why);
+        run.end(step, StepState::failed, why);
+        co_return failed(run, std::string(asked ? "the BMC refused the firmware update: "
+                                                : "the BMC cannot take this update: ") +
+                                  why);
       }
       if (started.state == UpdateState::failed) {
         const std::string why = without_signature(started.message, url);
-        run.end(transfer, StepState::failed, why);
+        run.end(step, StepState::failed, why);
         co_return failed(run, "the BMC failed the firmware update at once: " + why);
       }
       u.monitor = started.monitor;
-      set_data(run.at(transfer), "monitor", u.monitor);
+      set_data(run.at(step), "monitor", u.monitor);
       if (started.state == UpdateState::completed) {
-        set_data(run.at(transfer), "completed", true);
-        set_data(run.at(transfer), "awaits_reset", started.awaits_reset);
+        set_data(run.at(step), "completed", true);
+        set_data(run.at(step), "awaits_reset", started.awaits_reset);
       }
-      run.end(transfer, StepState::succeeded,
+      run.end(step, StepState::succeeded,
               u.monitor.empty() ? "the BMC took the image and finished at once"
                                 : "accepted by the BMC: its task " + u.monitor);
     }
     if (!co_await run.save()) co_return std::nullopt;
   }
-  u.monitor = text_in(run.at(transfer).data, "monitor");
+  u.monitor = text_in(run.at(step).data, "monitor");
 
   // 3. The BMC's task, followed to its end.
   const std::size_t follow = run.step("update");
   if (!run.done(follow)) {
-    if (u.monitor.empty() || flag_in(run.at(transfer).data, "completed")) {
+    if (u.monitor.empty() || flag_in(run.at(step).data, "completed")) {
       run.end(follow, StepState::skipped, "the BMC finished when it took the image");
-      set_data(run.at(follow), "awaits_reset", flag_in(run.at(transfer).data, "awaits_reset"));
+      set_data(run.at(follow), "awaits_reset", flag_in(run.at(step).data, "awaits_reset"));
     } else {
       run.begin(follow, StepState::running, "following the BMC's task " + u.monitor);
       if (!co_await run.save()) co_return std::nullopt;

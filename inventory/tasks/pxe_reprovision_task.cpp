@@ -74,10 +74,6 @@ std::string joined(const std::vector<std::string>& items) {
   return out;
 }
 
-std::string error_text(const DriverError& e) {
-  return std::string(to_string(e.code)) + ": " + e.message;
-}
-
 // Fails the task and ends its session, so that the token is refused from then on.
 asio::awaitable<std::optional<TaskOutcome>> give_up(TaskRun& run, PxeSessions pxe,
                                                     std::string why) {

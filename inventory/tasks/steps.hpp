@@ -9,6 +9,7 @@
 #include "inventory/db/provisioning_store.hpp"
 #include "inventory/tasks/action_target.hpp"
 #include "inventory/tasks/firmware_downloads.hpp"
+#include "inventory/tasks/firmware_spool.hpp"
 #include "inventory/tasks/task_run.hpp"
 
 namespace ironhold::tasks {
@@ -34,9 +35,16 @@ boost::asio::awaitable<std::optional<TaskOutcome>> run_pxe_reprovision_task(Task
                                                                             ActionTarget& target,
                                                                             PxeSessions pxe);
 
-// An owned server's firmware update through its BMC, which downloads the image from `downloads`.
+// An owned server's firmware update through its BMC, which downloads the image from `downloads`
+// (when it has a base URL) or is sent a copy made by `spool` (when not null).
 boost::asio::awaitable<std::optional<TaskOutcome>> run_firmware_task(
-    TaskRun& run, ActionTarget& target, const FirmwareDownloads& downloads);
+    TaskRun& run, ActionTarget& target, const FirmwareDownloads& downloads,
+    const FirmwareSpool* spool);
+
+// "code: message", how steps and errors name a driver's failure.
+inline std::string error_text(const DriverError& e) {
+  return std::string(to_string(e.code)) + ": " + e.message;
+}
 
 // A failed outcome with this error.
 inline std::optional<TaskOutcome> failed(TaskRun&, std::string error) {

@@ -201,10 +201,9 @@ asio::awaitable<std::optional<TaskOutcome>> TaskEngine::carry_out(TaskRun& run) 
     }
     case TaskKind::firmware: {
       if (!downloads_)
-        co_return refuse(
-            "this server has no URL BMCs could download firmware from (start it "
-            "with --advertise-url)");
-      auto updating = tasks::run_firmware_task(run, *target, *downloads_);  // GCC 12: a local
+        co_return refuse("this server does not update firmware (it has no image store)");
+      auto updating =
+          tasks::run_firmware_task(run, *target, *downloads_, spool_.get());  // GCC 12: a local
       co_return co_await std::move(updating);
     }
   }

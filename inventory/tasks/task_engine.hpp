@@ -22,6 +22,7 @@
 #include "inventory/db/task_store.hpp"
 #include "inventory/drivers/node_driver.hpp"
 #include "inventory/tasks/firmware_downloads.hpp"
+#include "inventory/tasks/firmware_spool.hpp"
 #include "inventory/tasks/task_run.hpp"
 #include "inventory/util/in_flight.hpp"
 
@@ -56,9 +57,14 @@ class TaskEngine {
   // unfinished (their steps saved, their lease ended) so that the next instance resumes them.
   // Blocks up to `grace`; never call it from an I/O thread.
   void stop(std::chrono::milliseconds grace = std::chrono::seconds(10));
-  // Lets firmware update tasks run: BMCs download images from `downloads` (set before start();
-  // without it they fail saying so).
-  void serve_firmware(tasks::FirmwareDownloads downloads) { downloads_ = std::move(downloads); }
+  // Lets firmware update tasks run: BMCs download images from `downloads` (when it has a base
+  // URL) or are sent copies `spool` makes (when not null). Set before start(); without it firmware
+  // tasks fail saying so.
+  void serve_firmware(tasks::FirmwareDownloads downloads,
+                      std::shared_ptr<const tasks::FirmwareSpool> spool) {
+    downloads_ = std::move(downloads);
+    spool_ = std::move(spool);
+  }
   // Claims now rather than at the next idle tick (a task was just created).
   void wake();
 
@@ -86,6 +92,7 @@ class TaskEngine {
   db::PollStore* polls_;
   db::ProvisioningStore* provisioning_;
   std::optional<tasks::FirmwareDownloads> downloads_;
+  std::shared_ptr<const tasks::FirmwareSpool> spool_;
   TaskEngineOptions options_;
   boost::asio::steady_timer wake_timer_;  // the claim loop's pause; touched on the strand only
   InFlight in_flight_;

@@ -1,10 +1,9 @@
-// BmcState's actions: ComputerSystem.Reset (the power state machine), Manager.Reset,
-// UpdateService.SimpleUpdate, and the PATCH of a System (boot override, identify LED) — each
-// checked against the mockup's AllowableValues and answered as a Redfish service would.
+// BmcState's actions: ComputerSystem.Reset (the power state machine), Manager.Reset and the PATCH
+// of a System (boot override, identify LED) — each checked against the mockup's AllowableValues
+// and answered as a Redfish service would. Firmware updates are in bmc_update.cpp.
 #include <algorithm>
 #include <cctype>
 
-#include "inventory/error.hpp"
 #include "inventory/util/time.hpp"
 #include "sim/redfish/bmc_state.hpp"
 #include "sim/redfish/errors.hpp"
@@ -154,128 +153,6 @@ Response BmcState::manager_reset(const std::string& manager_path, const Request&
     return action_parameter_value_not_in_list(type, "ResetType", action);
   ++counters_.manager_resets[type];
   return no_content();
-}
-
-// SimpleUpdate answers 202 with a Task (its Location is the task monitor); the fleet's Updater
-// then really downloads the image and carries the Task to Completed or Exception.
-Response BmcState::simple_update(const Request& request) {
-  const std::string action = "UpdateService.SimpleUpdate";
-  const json body = json::parse(request.body(), nullptr, false);
-  if (body.is_discarded() || !body.is_object()) return malformed_json();
-  const auto uri = body.find("ImageURI");
-  if (uri == body.end()) return action_parameter_missing(action, "ImageURI");
-  if (!uri->is_string() || uri->get<std::string>().empty())
-    return property_value_type_error(uri->dump(), "ImageURI");
-  std::vector<std::string> targets;
-  if (const auto t = body.find("Targets"); t != body.end()) {
-    if (!t->is_array()) return property_value_type_error(t->dump(), "Targets");
-    for (const auto& target : *t) {
-      const std::string path = target.is_string() ? resource_path(target.get<std::string>()) : "";
-      if (path.empty() || !documents_.count(path) ||
-          path.find("/FirmwareInventory/") == std::string::npos)
-        return action_parameter_value_not_in_list(target.dump(), "Targets", action);
-      targets.push_back(path);
-    }
-  }
-  ++counters_.firmware_updates;
-  const std::string id = std::to_string(next_task_++);
-  const std::string path = tasks_path_ + "/" + id;
-  json task = {{"@odata.id", path},
-               {"@odata.type", "#Task.v1_7_4.Task"},
-               {"Id", id},
-               {"Name", "Firmware update " + id},
-               {"TaskState", "New"},
-               {"TaskStatus", "OK"},
-               {"StartTime", format_rfc3339(std::chrono::system_clock::now())},
-               {"PercentComplete", 0},
-               {"Messages", json::array()},
-               {"Payload",
-                {{"TargetUri", simple_update_target_},
-                 {"HttpOperation", "POST"},
-                 {"JsonBody", request.body()}}}};
-  json& collection = documents_.at(tasks_path_).json;
-  collection["Members"].push_back({{"@odata.id", path}});
-  collection["Members@odata.count"] = collection["Members"].size();
-  documents_[path] = Document{true, task, {}, "application/json"};
-  if (config_.firmware_update) {
-    FirmwareJob job;
-    job.bmc = config_.index;
-    job.task = path;
-    job.image_uri = uri->get<std::string>();
-    job.targets = std::move(targets);
-    job.fails = faults_.update_fails;
-    job.hangs = faults_.update_hangs;
-    config_.firmware_update(std::move(job));
-  }
-  Response res = json_response(http::status::accepted, task);
-  res.set(http::field::location, path);
-  res.prepare_payload();
-  return res;
-}
-
-void BmcState::ensure_task_service() {
-  for (const auto& [path, doc] : documents_)
-    if (doc.is_json && doc.json.value("@odata.type", "").rfind("#TaskService.", 0) == 0) {
-      tasks_path_ = resource_path(doc.json.value("Tasks", json::object()).value("@odata.id", ""));
-      if (!tasks_path_.empty() && documents_.count(tasks_path_)) return;
-    }
-  // Firmware that offers SimpleUpdate runs tasks: give the mockup the service they live in.
-  const std::string service = "/redfish/v1/TaskService";
-  tasks_path_ = service + "/Tasks";
-  documents_[service] = Document{true,
-                                 {{"@odata.id", service},
-                                  {"@odata.type", "#TaskService.v1_2_0.TaskService"},
-                                  {"Id", "TaskService"},
-                                  {"Name", "Task Service"},
-                                  {"ServiceEnabled", true},
-                                  {"Tasks", {{"@odata.id", tasks_path_}}}},
-                                 {},
-                                 "application/json"};
-  documents_[tasks_path_] = Document{true,
-                                     {{"@odata.id", tasks_path_},
-                                      {"@odata.type", "#TaskCollection.TaskCollection"},
-                                      {"Name", "Tasks"},
-                                      {"Members", json::array()},
-                                      {"Members@odata.count", 0}},
-                                     {},
-                                     "application/json"};
-  if (auto root = documents_.find("/redfish/v1"); root != documents_.end() && root->second.is_json)
-    root->second.json["TaskService"] = {{"@odata.id", service}};
-}
-
-void BmcState::update_task(const std::string& task_path, const json& patch) {
-  std::lock_guard lock(mutex_);
-  const auto it = documents_.find(task_path);
-  if (it == documents_.end()) throw ironhold::not_found("no task " + task_path);
-  it->second.json.merge_patch(patch);
-}
-
-void BmcState::install_firmware(const std::vector<std::string>& targets,
-                                const std::string& component, const std::string& version,
-                                bool on_reset) {
-  std::lock_guard lock(mutex_);
-  std::vector<std::string> entries = targets;
-  if (entries.empty())
-    for (const auto& [path, doc] : documents_)
-      if (path.find("/FirmwareInventory/") != std::string::npos && doc.is_json &&
-          doc.json.value("Id", "") == component)
-        entries.push_back(path);
-  if (entries.empty()) throw ironhold::not_found("no firmware inventory entry for " + component);
-  for (const auto& entry : entries) {
-    if (on_reset)
-      pending_firmware_[entry] = version;
-    else
-      documents_.at(entry).json["Version"] = version;
-  }
-  ++counters_.updates_completed;
-}
-
-std::string BmcState::firmware_version(const std::string& entry_path) const {
-  std::lock_guard lock(mutex_);
-  const auto it = documents_.find(entry_path);
-  if (it == documents_.end())
-    throw ironhold::not_found("no firmware inventory entry " + entry_path);
-  return it->second.json.value("Version", "");
 }
 
 Response BmcState::patch(const std::string& path, const Request& request) {

@@ -169,6 +169,7 @@ json to_json(const BmcCounters& c) {
           {"boot_overrides", c.boot_overrides},
           {"identify_changes", c.identify_changes},
           {"firmware_updates", c.firmware_updates},
+          {"firmware_pushes", c.firmware_pushes},
           {"network_boots", c.network_boots},
           {"updates_completed", c.updates_completed},
           {"requests", c.requests},
@@ -188,8 +189,13 @@ BmcState::BmcState(const Mockup& mockup, BmcConfig config) : config_(std::move(c
       const std::string target = action_target(doc.json, "#Manager.Reset");
       if (!target.empty()) manager_reset_targets_.emplace(target, path);
     }
-    if (type.rfind("#UpdateService.", 0) == 0)
+    if (type.rfind("#UpdateService.", 0) == 0) {
+      if (config_.update_methods) offer_update_methods(doc.json, *config_.update_methods);
       simple_update_target_ = action_target(doc.json, "#UpdateService.SimpleUpdate");
+      const auto push = doc.json.find("MultipartHttpPushUri");
+      if (push != doc.json.end() && push->is_string())
+        push_uri_ = resource_path(push->get<std::string>());
+    }
     if (type.rfind("#ComputerSystem.", 0) != 0) continue;
     const auto actions = doc.json.find("Actions");
     if (actions == doc.json.end() || !actions->is_object() || !actions->contains(reset_action))
@@ -203,7 +209,7 @@ BmcState::BmcState(const Mockup& mockup, BmcConfig config) : config_(std::move(c
     machine.started = config_.now();
     power_.emplace(path, std::move(machine));
   }
-  if (!simple_update_target_.empty()) ensure_task_service();
+  if (!simple_update_target_.empty() || !push_uri_.empty()) ensure_task_service();
 }
 
 BmcCounters BmcState::counters() const {
@@ -330,6 +336,7 @@ Response BmcState::post(const std::string& path, const Request& request) {
   if (manager != manager_reset_targets_.end()) return manager_reset(manager->second, request);
   if (!simple_update_target_.empty() && path == simple_update_target_)
     return simple_update(request);
+  if (!push_uri_.empty() && path == push_uri_) return push_update(request);
   if (documents_.count(path)) return method_not_allowed(path);
   return resource_missing(path);
 }

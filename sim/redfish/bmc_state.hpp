@@ -16,6 +16,7 @@
 #include "sim/redfish/faults.hpp"
 #include "sim/redfish/installer.hpp"
 #include "sim/redfish/mockup.hpp"
+#include "sim/redfish/update_methods.hpp"
 #include "sim/redfish/updater.hpp"
 
 namespace ironhold::sim::redfish {
@@ -37,9 +38,13 @@ struct BmcConfig {
   // Called (under the BMC's lock: it must only hand the work on) when a reset restarts a System
   // into a one-time or continuous PXE boot; the fleet's Installer plays the PXE ROM and installer.
   std::function<void(NetworkBoot)> network_boot;
-  // Called (under the BMC's lock, like network_boot) when SimpleUpdate accepts an image; the
-  // fleet's Updater downloads it and carries the Task to its end through the methods below.
+  // Called (under the BMC's lock, like network_boot) when SimpleUpdate or a push accepts an
+  // image; the fleet's Updater downloads it (or takes the pushed bytes) and carries the Task to
+  // its end through the methods below.
   std::function<void(FirmwareJob)> firmware_update;
+  // The update methods the UpdateService offers (see update_methods.hpp); nothing: what the
+  // mockup declares.
+  std::optional<UpdateMethods> update_methods;
 };
 
 struct BmcCounters {
@@ -49,9 +54,10 @@ struct BmcCounters {
   std::map<std::string, unsigned> manager_resets;  // accepted #Manager.Reset by ResetType
   unsigned boot_overrides = 0;                     // accepted PATCHes of Boot
   unsigned identify_changes = 0;   // accepted PATCHes of LocationIndicatorActive / IndicatorLED
-  unsigned firmware_updates = 0;   // accepted UpdateService.SimpleUpdate actions
+  unsigned firmware_updates = 0;   // accepted updates: SimpleUpdate actions and pushes
+  unsigned firmware_pushes = 0;    // of those, images pushed to the MultipartHttpPushUri
   unsigned network_boots = 0;      // restarts into a PXE boot override
-  unsigned updates_completed = 0;  // SimpleUpdate tasks that installed their image
+  unsigned updates_completed = 0;  // update tasks that installed their image
   unsigned requests = 0;           // requests answered by handle()
   unsigned selected_reads = 0;     // GETs answered with $select
 };
@@ -73,6 +79,9 @@ class BmcState {
   std::string power_state(const std::string& system_path) const;
   // "@odata.id" of every ComputerSystem with a Reset action.
   std::vector<std::string> systems() const;
+  // The path of the UpdateService's MultipartHttpPushUri, empty when it offers none. Fixed at
+  // construction: the server reads it (to size its body limit) without the lock.
+  const std::string& push_uri() const { return push_uri_; }
 
   // The control side (bmc_control.cpp): what the control API and tests do to a BMC. A `system` is
   // a System's Id ("1") or "@odata.id"; empty means every System (health) or the first (others).
@@ -88,9 +97,9 @@ class BmcState {
   nlohmann::json append_sel(const std::string& severity, const std::string& message,
                             const std::string& sensor_type = {}, const std::string& system = {});
   void expire_sessions();  // every client must log in again
-  // The updater's side of a SimpleUpdate: merges `patch` into the Task at `task_path`; installs a
-  // version on the firmware inventory entries named (or, with none, the entry whose Id is
-  // `component`), at once or at the System's next reset. ironhold::Error (not_found) when there
+  // The updater's side of a SimpleUpdate or push: merges `patch` into the Task at `task_path`;
+  // installs a version on the firmware inventory entries named (or, with none, the entry whose Id
+  // is `component`), at once or at the System's next reset. ironhold::Error (not_found) when there
   // is no such entry.
   void update_task(const std::string& task_path, const nlohmann::json& patch);
   void install_firmware(const std::vector<std::string>& targets, const std::string& component,
@@ -139,7 +148,17 @@ class BmcState {
   Response json_response(http::status status, const nlohmann::json& body) const;
   std::string etag(const std::string& path) const;
   Response manager_reset(const std::string& manager_path, const Request& request);
+  // bmc_update.cpp: both update methods, and what they share.
   Response simple_update(const Request& request);
+  Response push_update(const Request& request);
+  struct CheckedTargets {
+    std::vector<std::string> paths;         // firmware inventory entries
+    std::optional<nlohmann::json> refused;  // the first item that names none
+  };
+  CheckedTargets firmware_targets(const nlohmann::json& targets) const;
+  // Counts the update, makes its Task (with `payload`, the request as Task.Payload tells it),
+  // hands `job` to config_.firmware_update and answers 202 with the Task.
+  Response start_update(FirmwareJob job, nlohmann::json payload);
   // A restart about to bring the System On: a PXE boot override is used (a one-time one is
   // cleared, as BMCs do) and the network boot reported to config_.network_boot.
   void network_boot_if_asked(const std::string& system_path, Clock::duration until_on);
@@ -166,6 +185,7 @@ class BmcState {
   std::uint64_t seed_ = 0;
   std::map<std::string, std::string> manager_reset_targets_;  // action target -> Manager path
   std::string simple_update_target_;
+  std::string push_uri_;
   std::string tasks_path_;  // the TaskService's Tasks collection (made when the mockup has none)
   unsigned next_task_ = 1;
   std::map<std::string, std::string> pending_firmware_;  // entry path -> version at next reset

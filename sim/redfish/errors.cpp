@@ -102,4 +102,24 @@ Response property_value_type_error(const std::string& value, const std::string& 
                        {value, property});
 }
 
+Response property_missing(const std::string& property) {
+  return redfish_error(
+      http::status::bad_request, "PropertyMissing",
+      "The property " + property + " is a required property and must be included in the request.",
+      {property});
+}
+
+Response unrecognized_request_body(const std::string& detail) {
+  return redfish_error(
+      http::status::bad_request, "UnrecognizedRequestBody",
+      "The service detected a malformed request body that it was unable to interpret: " + detail +
+          ".");
+}
+
+// The Base registry has no message of its own for a wrong media type: GeneralError.
+Response unsupported_media_type(const std::string& wanted) {
+  return redfish_error(http::status::unsupported_media_type, "GeneralError",
+                       "The request body's media type is not supported here: send " + wanted + ".");
+}
+
 }  // namespace ironhold::sim::redfish

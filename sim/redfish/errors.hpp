@@ -37,5 +37,10 @@ Response action_parameter_value_not_in_list(const std::string& value, const std:
 Response property_unknown(const std::string& property);                                      // 400
 Response property_value_not_in_list(const std::string& value, const std::string& property);  // 400
 Response property_value_type_error(const std::string& value, const std::string& property);   // 400
+Response property_missing(const std::string& property);                                      // 400
+// A body that is not even malformed JSON (a broken multipart body); `detail` says what is wrong.
+Response unrecognized_request_body(const std::string& detail);  // 400
+// A body of a media type the URI does not take; `wanted` names the one it does.
+Response unsupported_media_type(const std::string& wanted);  // 415
 
 }  // namespace ironhold::sim::redfish

@@ -24,7 +24,8 @@ struct Faults {
   // never calls back (a hung install).
   bool install_fails = false;
   bool install_hangs = false;
-  // A SimpleUpdate's task (updater.hpp): ends in Exception after the download, or stays Running.
+  // An update's task (updater.hpp), SimpleUpdate or push: ends in Exception after the transfer,
+  // or stays Running.
   bool update_fails = false;
   bool update_hangs = false;
 

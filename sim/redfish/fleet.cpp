@@ -122,6 +122,7 @@ void RedfishFleet::add_bmc(unsigned index, const redfish::Mockup& mockup,
   config.username = options.username;
   config.password = options.password;
   config.reset_delay = options.reset_delay;
+  config.update_methods = options.update_methods;
   redfish::Installer* installer = installer_.get();
   config.network_boot = [installer](redfish::NetworkBoot boot) {
     installer->boot(std::move(boot));

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <thread>
@@ -17,6 +18,7 @@
 #include "sim/redfish/installer.hpp"
 #include "sim/redfish/redfish_server.hpp"
 #include "sim/redfish/state_dir.hpp"
+#include "sim/redfish/update_methods.hpp"
 #include "sim/redfish/updater.hpp"
 
 namespace ironhold::sim {
@@ -46,8 +48,11 @@ struct RedfishFleetOptions {
   // What a restart into a PXE boot finds (see installer.hpp): the script URL the site's DHCP
   // would hand out, and how long the simulated install takes.
   redfish::InstallerOptions installer;
-  // How long a SimpleUpdate's Task runs once the image is downloaded (see updater.hpp).
+  // How long an update's Task runs once the image is downloaded or pushed (see updater.hpp).
   redfish::UpdaterOptions updater;
+  // What every BMC's UpdateService offers: SimpleUpdate, a multipart push or both (see
+  // update_methods.hpp); nothing: what each mockup declares.
+  std::optional<redfish::UpdateMethods> update_methods;
 };
 
 // The addresses the BMCs bind, in order; throws ironhold::Error (invalid) for a bad HOST:PORT, a

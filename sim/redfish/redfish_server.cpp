@@ -1,5 +1,6 @@
 #include "sim/redfish/redfish_server.hpp"
 
+#include <algorithm>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -8,9 +9,11 @@
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/stream_traits.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
+#include <cctype>
 
 #include "inventory/error.hpp"
 #include "inventory/util/log.hpp"
@@ -43,6 +46,18 @@ std::shared_ptr<ssl::context> make_context(const SelfSignedCert& cert) {
     throw invalid("the simulated BMC's certificate or key is unusable: " + ec.message(),
                   "certificate");
   return ctx;
+}
+
+// Whether a client waits for "100 Continue" before it sends the body (RFC 9110, 10.1.1), as curl
+// does for large uploads.
+bool expects_continue(const http::request_header<>& header) {
+  const auto expect = header.find(http::field::expect);
+  if (expect == header.end()) return false;
+  const std::string_view value = expect->value();
+  return value.size() == 12 &&
+         std::equal(value.begin(), value.end(), "100-continue", [](char a, char b) {
+           return std::tolower(static_cast<unsigned char>(a)) == b;
+         });
 }
 
 bool is_json(const Response& response) {
@@ -137,19 +152,50 @@ asio::awaitable<void> RedfishServer::serve_tls(tcp::socket socket,
   }
 }
 
+std::size_t RedfishServer::body_limit_for(const http::request_header<>& header) const {
+  const std::string& push = state_.push_uri();
+  if (header.method() == http::verb::post && !push.empty() &&
+      resource_path(header.target()) == push)
+    return limits_.push_body_limit;
+  return limits_.body_limit;
+}
+
 template <class Stream>
 asio::awaitable<void> RedfishServer::serve_requests(Stream& stream) {
   beast::flat_buffer buffer;
   bool first = true;
   for (;;) {
     http::request_parser<http::string_body> parser;
-    parser.body_limit(limits_.body_limit);
+    // The header first, then the body under the limit its target allows. The parser compares a
+    // Content-Length with its limit as the header ends: the larger limit stands until then.
+    parser.body_limit(std::max(limits_.body_limit, limits_.push_body_limit));
     parser.header_limit(16 * 1024);
     beast::get_lowest_layer(stream).expires_after(first ? limits_.request_timeout
                                                         : limits_.idle_timeout);
     first = false;
-    auto [ec, bytes] = co_await http::async_read(stream, buffer, parser, as_tuple_awaitable);
-    (void)bytes;
+    auto [header_ec, header_bytes] =
+        co_await http::async_read_header(stream, buffer, parser, as_tuple_awaitable);
+    (void)header_bytes;
+    boost::system::error_code ec = header_ec;
+    if (!ec) {
+      const std::size_t limit = body_limit_for(parser.get());
+      parser.body_limit(limit);  // what a chunked body is held to as it comes
+      const auto length = parser.content_length();
+      if (length && *length > limit) ec = http::error::body_limit;
+    }
+    if (!ec && !parser.is_done() && expects_continue(parser.get())) {
+      http::response<http::empty_body> go_on{http::status::continue_, 11};
+      auto [continue_ec, continue_bytes] =
+          co_await http::async_write(stream, go_on, as_tuple_awaitable);
+      (void)continue_bytes;
+      ec = continue_ec;
+    }
+    if (!ec && !parser.is_done()) {
+      auto [body_ec, body_bytes] =
+          co_await http::async_read(stream, buffer, parser, as_tuple_awaitable);
+      (void)body_bytes;
+      ec = body_ec;
+    }
     if (ec == http::error::body_limit || ec == http::error::header_limit) {
       auto res = redfish_error(http::status::payload_too_large, "GeneralError",
                                "The request is too large.");

@@ -1,6 +1,7 @@
 #pragma once
 // The socket side of one simulated BMC: a Beast coroutine HTTP(S) server on its own acceptor, read
-// with a timeout and a body limit, the request handed to BmcState, keep-alive. The BMC's faults
+// with a timeout and a body limit (by target: a push to the MultipartHttpPushUri carries an
+// image), the request handed to BmcState, keep-alive. The BMC's faults
 // (latency, resets, silence, drip, redirects, bad bodies) are acted out here, on the wire.
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
@@ -20,7 +21,8 @@ class context;
 namespace ironhold::sim::redfish {
 
 struct ServerLimits {
-  std::size_t body_limit = 64 * 1024;
+  std::size_t body_limit = 64 * 1024;             // every request but a push
+  std::size_t push_body_limit = max_image_bytes;  // a POST to the BMC's MultipartHttpPushUri
   std::chrono::milliseconds request_timeout{30'000};
   std::chrono::milliseconds idle_timeout{60'000};
   std::chrono::milliseconds write_timeout{30'000};
@@ -52,6 +54,7 @@ class RedfishServer {
                                          std::shared_ptr<boost::asio::ssl::context> ssl);
   template <class Stream>
   boost::asio::awaitable<void> serve_requests(Stream& stream);
+  std::size_t body_limit_for(const http::request_header<>& header) const;
   template <class Stream>
   boost::asio::awaitable<bool> answer(Stream& stream, const Request& request);
   std::shared_ptr<boost::asio::ssl::context> ssl_context() const;

@@ -19,8 +19,6 @@ using nlohmann::json;
 
 namespace {
 
-// Images up to this size are accepted (the simulator holds one in memory while it "flashes").
-constexpr std::size_t kMaxImage = 256u << 20;
 // Tries of a download that reaches no server, one more second apart each time (15 s in all).
 constexpr int kDownloadAttempts = 6;
 
@@ -71,7 +69,7 @@ void Updater::start(FirmwareJob job) {
   });
 }
 
-asio::awaitable<void> Updater::run(FirmwareJob job) {
+asio::awaitable<std::optional<std::string>> Updater::download(const FirmwareJob& job) {
   BmcState& bmc = bmc_(job.bmc);
   bmc.update_task(job.task,
                   {{"TaskState", "Running"},
@@ -83,7 +81,8 @@ asio::awaitable<void> Updater::run(FirmwareJob job) {
   FetchResult image;
   asio::steady_timer retry(io_);
   for (int attempt = 1;; ++attempt) {
-    auto downloading = http_fetch(job.image_uri, boost::beast::http::verb::get, {}, kMaxImage);
+    auto downloading =
+        http_fetch(job.image_uri, boost::beast::http::verb::get, {}, max_image_bytes);
     image = co_await std::move(downloading);
     if (image.status != 0 || attempt == kDownloadAttempts) break;
     retry.expires_after(std::chrono::seconds(attempt));
@@ -94,16 +93,37 @@ asio::awaitable<void> Updater::run(FirmwareJob job) {
     bmc.update_task(job.task,
                     failed("the image could not be downloaded from " + job.image_uri + ": " +
                            (image.status ? "HTTP " + std::to_string(image.status) : image.error)));
-    co_return;
+    co_return std::nullopt;
   }
-  // The transfer's length was checked against Content-Length on the way; an empty one is not
-  // an image.
-  const auto header = read_image_header(image.body);
-  if (image.body.empty() || !header) {
-    bmc.update_task(job.task, failed("the image (" + std::to_string(image.body.size()) +
+  co_return std::move(image.body);
+}
+
+asio::awaitable<void> Updater::run(FirmwareJob job) {
+  BmcState& bmc = bmc_(job.bmc);
+  std::string image;
+  if (job.image) {
+    image = std::move(*job.image);
+    bmc.update_task(
+        job.task,
+        {{"TaskState", "Running"},
+         {"PercentComplete", 5},
+         {"Messages",
+          json::array({message("Update.1.0.TransferringToComponent",
+                               "Received " + std::to_string(image.size()) + " bytes", "OK")})}});
+  } else {
+    auto downloading = download(job);
+    std::optional<std::string> downloaded = co_await std::move(downloading);
+    if (!downloaded) co_return;
+    image = std::move(*downloaded);
+  }
+  // A download's length was checked against Content-Length on the way; an empty image is none.
+  const auto header = read_image_header(image);
+  if (image.empty() || !header) {
+    bmc.update_task(job.task, failed("the image (" + std::to_string(image.size()) +
                                      " bytes) is not one this firmware accepts"));
     co_return;
   }
+  const bool on_reset = header->activate_on_reset || job.apply_on_reset;
   asio::steady_timer timer(io_);
   boost::system::error_code ec;
   for (const int percent : {25, 50, 75}) {
@@ -120,13 +140,12 @@ asio::awaitable<void> Updater::run(FirmwareJob job) {
     co_return;
   }
   try {
-    bmc.install_firmware(job.targets, header->component, header->version,
-                         header->activate_on_reset);
+    bmc.install_firmware(job.targets, header->component, header->version, on_reset);
   } catch (const std::exception& e) {
     bmc.update_task(job.task, failed(e.what()));
     co_return;
   }
-  const json done = header->activate_on_reset
+  const json done = on_reset
                         ? message("Update.1.0.AwaitToActivate",
                                   header->component + " " + header->version +
                                       " is staged: it is activated by the next reset of the system",

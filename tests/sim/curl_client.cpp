@@ -48,11 +48,24 @@ CurlReply curl_fetch(const std::string& url, const CurlCall& call) {
     return reply;
   }
   curl_slist* headers = nullptr;
-  for (const auto& h : call.headers) headers = curl_slist_append(headers, h.c_str());
-  if (!call.body.empty()) headers = curl_slist_append(headers, "Content-Type: application/json");
+  bool typed = false;  // the caller chose the Content-Type
+  for (const auto& h : call.headers) {
+    headers = curl_slist_append(headers, h.c_str());
+    const std::string_view field = "content-type:";
+    typed = typed || (h.size() > field.size() &&
+                      std::equal(field.begin(), field.end(), h.begin(), [](char a, char b) {
+                        return a == std::tolower(static_cast<unsigned char>(b));
+                      }));
+  }
+  if (!call.body.empty() && !typed)
+    headers = curl_slist_append(headers, "Content-Type: application/json");
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, call.method.c_str());
-  if (!call.body.empty()) curl_easy_setopt(curl, CURLOPT_POSTFIELDS, call.body.c_str());
+  if (!call.body.empty()) {
+    // With its size: a pushed image has NUL bytes.
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(call.body.size()));
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, call.body.data());
+  }
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
   // The simulator's certificates are self-signed and made at start: no chain to verify here.
   curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 0L);

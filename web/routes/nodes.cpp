@@ -212,12 +212,14 @@ void register_node_routes(Api& api) {
                     Access::viewer,
                     bind(list_nodes),
                     {"List nodes", list_params, nullptr, 200, openapi::page_of("Node")}});
-  api.router().add({http::verb::get,
-                    "/api/v1/nodes/summary",
-                    Access::viewer,
-                    bind(summarize_nodes),
-                    {"Count nodes by health, power state, source, driver and lifecycle",
-                     filter_parameters(), nullptr, 200, openapi::ref("NodeSummary")}});
+  api.router().add(
+      {http::verb::get,
+       "/api/v1/nodes/summary",
+       Access::viewer,
+       bind(summarize_nodes),
+       {"Count nodes by health, power state, source, driver, lifecycle and GPU model (gpu_model: "
+        "nodes per model; gpus: their GPUs)",
+        filter_parameters(), nullptr, 200, openapi::ref("NodeSummary")}});
   api.router().add({http::verb::post,
                     "/api/v1/nodes",
                     Access::operator_,

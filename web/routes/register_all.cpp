@@ -17,11 +17,13 @@ void register_all_routes(Api& api) {
   register_token_routes(api);
   register_audit_routes(api);
   register_console_routes(api);
+  register_session_routes(api);
   register_metrics_routes(api);
   register_provisioning_routes(api);
   register_firmware_image_routes(api);
   register_rollout_routes(api);
   register_firmware_baseline_routes(api);
+  register_stream_routes(api);
 }
 
 }  // namespace ironhold::web

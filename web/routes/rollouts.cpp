@@ -163,7 +163,12 @@ json rollout_request() {
             {"health_gate_seconds",
              integer(0, 86400, 300, "how long each node must stay healthy and on the new version")},
             {"reset", {{"type", "boolean"}, {"default", true}}},
-            {"timeout_s", integer(10, 14400, 3600, "each node's update task")}}}};
+            {"timeout_s", integer(10, 14400, 3600, "each node's update task")},
+            {"transfer",
+             {{"type", "string"},
+              {"enum", {"auto", "pull", "push"}},
+              {"default", "auto"},
+              {"description", "how images reach the BMCs (as on POST /nodes/{id}/firmware)"}}}}}};
 }
 
 }  // namespace

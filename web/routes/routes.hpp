@@ -12,6 +12,7 @@ void register_cloud_account_routes(Api& api);
 void register_token_routes(Api& api);
 void register_audit_routes(Api& api);
 void register_console_routes(Api& api);
+void register_session_routes(Api& api);
 void register_hardware_routes(Api& api);
 void register_node_polling_routes(Api& api);
 void register_metrics_routes(Api& api);
@@ -23,5 +24,6 @@ void register_provisioning_routes(Api& api);
 void register_firmware_image_routes(Api& api);
 void register_rollout_routes(Api& api);
 void register_firmware_baseline_routes(Api& api);
+void register_stream_routes(Api& api);
 
 }  // namespace ironhold::web

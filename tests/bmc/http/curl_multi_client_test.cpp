@@ -285,3 +285,58 @@ TEST_CASE("CurlMultiClient spreads hosts over its shards and keeps each host on 
     CHECK(peer->max_in_flight() == 1);
   }
 }
+
+TEST_CASE("CurlMultiClient sends a form, streaming a file part from the disk") {
+  // An image-like file: bytes a naive multipart writer would break on (CR LF, "--", NUL).
+  std::string image = "IRONHOLD-FIRMWARE component=BMC version=9\n";
+  for (int i = 0; i < 70'000; ++i) image += static_cast<char>(i % 251);
+  image += "\r\n--\r\n";
+  char path[] = "/tmp/ironhold-form-test-XXXXXX";
+  const int fd = ::mkstemp(path);
+  REQUIRE(fd >= 0);
+  REQUIRE(::write(fd, image.data(), image.size()) == static_cast<ssize_t>(image.size()));
+  ::close(fd);
+
+  HttpPeer peer([](const std::string&) { return PeerResponse{.status = 202, .body = "{}"}; });
+  IoThreads loop;
+  CurlMultiClient client(loop.io.get_executor());
+  HttpRequest request = get(peer.url("/redfish/v1/UpdateService/upload"), plain());
+  request.method = "POST";
+  request.body = "ignored when there is a form";
+  request.form = {FormPart{"UpdateParameters", "application/json", "{\"Targets\":[]}", "", ""},
+                  FormPart{"UpdateFile", "application/octet-stream", "", path, "bmc-9.bin"}};
+  const HttpResult result = fetch(loop, client, request);
+  REQUIRE(result.ok());
+  CHECK(result.response().status == 202);
+  const auto received = peer.received();
+  REQUIRE(received.size() == 1);
+  const std::string& raw = received[0];
+  // The boundary the head announces delimits exactly the two parts, in order.
+  const auto type_at = raw.find("Content-Type: multipart/form-data; boundary=");
+  REQUIRE(type_at != std::string::npos);
+  const auto boundary_at = raw.find('=', type_at) + 1;
+  const std::string boundary = raw.substr(boundary_at, raw.find("\r\n", boundary_at) - boundary_at);
+  const std::string body = raw.substr(raw.find("\r\n\r\n") + 4);
+  const std::string expected =
+      "--" + boundary + "\r\n" +
+      "Content-Disposition: form-data; name=\"UpdateParameters\"\r\n"
+      "Content-Type: application/json\r\n\r\n"
+      "{\"Targets\":[]}\r\n"
+      "--" +
+      boundary + "\r\n" +
+      "Content-Disposition: form-data; name=\"UpdateFile\"; filename=\"bmc-9.bin\"\r\n"
+      "Content-Type: application/octet-stream\r\n\r\n" +
+      image + "\r\n--" + boundary + "--\r\n";
+  CHECK(body.size() == expected.size());
+  CHECK(body == expected);
+  CHECK(raw.find("ignored when there is a form") == std::string::npos);
+
+  // A file that is not there is refused before anything is sent, naming it.
+  ::unlink(path);
+  const HttpResult missing = fetch(loop, client, request);
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().kind == HttpErrorKind::protocol);
+  CHECK(missing.error().message.find(path) != std::string::npos);
+  CHECK_FALSE(missing.error().request_sent);
+  CHECK(peer.requests() == 1);
+}

@@ -6,6 +6,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/use_future.hpp>
 #include <future>
+#include <mutex>
 
 #include "bmc/redfish/redfish_driver.hpp"
 #include "bmc/redfish/redfish_transport.hpp"
@@ -272,4 +273,50 @@ TEST_CASE("a changed password logs the old session out instead of leaving it ope
   CHECK(bmc.state().session_count() == 1);
   io.run(driver.shutdown());
   CHECK(bmc.state().session_count() == 0);
+}
+
+TEST_CASE("a BMC's max_requests_per_second spaces out every request to it", "[redfish][session]") {
+  if (!have_rackmount_mockup()) return;
+  SimulatedBmc bmc;
+  // The waits the pacer asks for are recorded and skipped: the test never sleeps.
+  auto waits = std::make_shared<std::vector<std::chrono::milliseconds>>();
+  auto waits_mutex = std::make_shared<std::mutex>();
+  bmc::http::RetryEnvironment environment;
+  environment.sleep = [waits, waits_mutex](std::chrono::milliseconds d) -> asio::awaitable<void> {
+    std::lock_guard lock(*waits_mutex);
+    waits->push_back(d);
+    co_return;
+  };
+  IoThreads io;
+  bmc::http::BmcHttpClient client{io.io.get_executor(), {}, environment};
+  SessionCache cache;
+  DriverTarget target = bmc.target();
+  target.options = {{"max_requests_per_second", 2}};
+  auto resolved = resolve_target(target);
+  REQUIRE(std::holds_alternative<RedfishTarget>(resolved));
+  CHECK(std::get<RedfishTarget>(resolved).pace.per_second == 2);
+  RedfishConnection connection(client, cache, TransportOptions{},
+                               std::get<RedfishTarget>(resolved));
+  const std::string system = mockup_first_system(rackmount_mockup());
+  for (int i = 0; i < 4; ++i)
+    REQUIRE(std::holds_alternative<json>(io.run(connection.get_json(system))));
+  // The login (the service root, then the session) and four reads: six requests, the first at
+  // once, each later one reserving the next half-second slot of the bucket (less the little time
+  // the requests themselves took).
+  {
+    std::lock_guard lock(*waits_mutex);
+    REQUIRE(waits->size() == 5);
+    for (std::size_t i = 1; i < waits->size(); ++i) CHECK((*waits)[i] > (*waits)[i - 1]);
+    CHECK(waits->back() >= std::chrono::milliseconds(2000));
+    CHECK(waits->back() <= std::chrono::milliseconds(2500));
+    waits->clear();
+  }
+
+  // Without the option nothing waits.
+  target.options = json::object();
+  RedfishConnection unpaced(client, cache, TransportOptions{},
+                            std::get<RedfishTarget>(resolve_target(target)));
+  REQUIRE(std::holds_alternative<json>(io.run(unpaced.get_json(system))));
+  std::lock_guard lock(*waits_mutex);
+  CHECK(waits->empty());
 }

@@ -65,7 +65,8 @@ TEST_CASE("an enrolled node reads back by id and by name", "[web][nodes]") {
 TEST_CASE("PATCH merges objects, replaces fields and works by name", "[web][nodes]") {
   TestServer server;
   const auto token = server.token("operator");
-  REQUIRE(http_send(server.port(), "POST", "/api/v1/nodes", enrollment("gpu-a02"), token).status == 201);
+  REQUIRE(http_send(server.port(), "POST", "/api/v1/nodes", enrollment("gpu-a02"), token).status ==
+          201);
   json patch = {{"tags", {{"team", nullptr}, {"pool", "batch"}}},
                 {"location", {{"unit", 14}}},
                 {"maintenance", true},
@@ -88,7 +89,8 @@ TEST_CASE("DELETE retires a node, keeps it readable, and frees its name", "[web]
   TestServer server;
   const auto op = server.token("operator");
   const auto admin = server.token("admin");
-  const std::string id = http_send(server.port(), "POST", "/api/v1/nodes", enrollment("gpu-r1"), op).json()["id"];
+  const std::string id =
+      http_send(server.port(), "POST", "/api/v1/nodes", enrollment("gpu-r1"), op).json()["id"];
   REQUIRE(http_send(server.port(), "DELETE", "/api/v1/nodes/gpu-r1", nullptr, op).status == 204);
   auto retired = http_get(server.port(), "/api/v1/nodes/" + id, op).json();
   CHECK(retired["lifecycle"] == "retired");
@@ -97,12 +99,15 @@ TEST_CASE("DELETE retires a node, keeps it readable, and frees its name", "[web]
   CHECK(http_get(server.port(), "/api/v1/nodes", op).json()["items"].empty());
   CHECK(http_get(server.port(), "/api/v1/nodes?lifecycle=retired", op).json()["items"].size() == 1);
   // The name can be used again, and a name now finds the node in service.
-  const std::string id2 = http_send(server.port(), "POST", "/api/v1/nodes", enrollment("gpu-r1"), op).json()["id"];
+  const std::string id2 =
+      http_send(server.port(), "POST", "/api/v1/nodes", enrollment("gpu-r1"), op).json()["id"];
   CHECK(http_get(server.port(), "/api/v1/nodes/gpu-r1", op).json()["id"] == id2);
   // A retired node cannot be changed.
-  require_problem(http_send(server.port(), "PATCH", "/api/v1/nodes/" + id, {{"tags", {{"a", "b"}}}}, op), 409);
+  require_problem(
+      http_send(server.port(), "PATCH", "/api/v1/nodes/" + id, {{"tags", {{"a", "b"}}}}, op), 409);
   // Purge removes it for good (admin only).
-  REQUIRE(http_send(server.port(), "DELETE", "/api/v1/nodes/" + id + "?purge=true", nullptr, admin).status == 204);
+  REQUIRE(http_send(server.port(), "DELETE", "/api/v1/nodes/" + id + "?purge=true", nullptr, admin)
+              .status == 204);
   require_problem(http_get(server.port(), "/api/v1/nodes/" + id, op), 404);
 }
 
@@ -126,10 +131,15 @@ TEST_CASE("every error status answers with a problem body", "[web][nodes][errors
     require_problem(res, 400);
     CHECK(res.json()["field"] == "location.unit");
   }
-  SECTION("400 an unknown query parameter") { require_problem(http_get(port, "/api/v1/nodes?helth=ok", viewer), 400); }
-  SECTION("401 without a token") { require_problem(http_get(port, "/api/v1/nodes", std::nullopt), 401); }
+  SECTION("400 an unknown query parameter") {
+    require_problem(http_get(port, "/api/v1/nodes?helth=ok", viewer), 400);
+  }
+  SECTION("401 without a token") {
+    require_problem(http_get(port, "/api/v1/nodes", std::nullopt), 401);
+  }
   SECTION("401 with an invalid token") {
-    require_problem(http_get(port, "/api/v1/nodes", std::string("ih_") + std::string(43, 'A')), 401);
+    require_problem(http_get(port, "/api/v1/nodes", std::string("ih_") + std::string(43, 'A')),
+                    401);
   }
   SECTION("403 a viewer cannot enroll") {
     require_problem(http_send(port, "POST", "/api/v1/nodes", enrollment("gpu-e3"), viewer), 403);
@@ -138,8 +148,12 @@ TEST_CASE("every error status answers with a problem body", "[web][nodes][errors
     require_problem(http_send(port, "DELETE", "/api/v1/nodes/gpu-e1?purge=true", nullptr, op), 403);
     CHECK(http_get(port, "/api/v1/nodes/gpu-e1", op).status == 200);
   }
-  SECTION("404 unknown node") { require_problem(http_get(port, "/api/v1/nodes/no-such-node", viewer), 404); }
-  SECTION("404 unknown route") { require_problem(http_get(port, "/api/v1/nodez", viewer), 404); }
+  SECTION("404 unknown node") {
+    require_problem(http_get(port, "/api/v1/nodes/no-such-node", viewer), 404);
+  }
+  SECTION("404 unknown route") {
+    require_problem(http_get(port, "/api/v1/nodez", viewer), 404);
+  }
   SECTION("405 with Allow") {
     auto res = http_send(port, "PUT", "/api/v1/nodes", enrollment("gpu-e4"), op);
     require_problem(res, 405);
@@ -166,8 +180,9 @@ TEST_CASE("every error status answers with a problem body", "[web][nodes][errors
     CHECK(res.json()["field"] == "driver");
   }
   SECTION("422 invalid endpoints") {
-    for (const char* endpoint : {"https://", "ftp://10.0.0.1", "https://10.0.0.1:99999", "https://user:pw@10.0.0.1",
-                                 "https://10.0.0.1/redfish/v1", "https://999.1.1.1", "https://[::1"}) {
+    for (const char* endpoint :
+         {"https://", "ftp://10.0.0.1", "https://10.0.0.1:99999", "https://user:pw@10.0.0.1",
+          "https://10.0.0.1/redfish/v1", "https://999.1.1.1", "https://[::1"}) {
       auto body = enrollment("gpu-e7");
       body["endpoint"] = endpoint;
       auto res = http_send(port, "POST", "/api/v1/nodes", body, op);
@@ -183,8 +198,33 @@ TEST_CASE("every error status answers with a problem body", "[web][nodes][errors
     body = enrollment("5b1c3e1a-9f0e-4a47-9e38-3c7f4d2b9a10");
     require_problem(http_send(port, "POST", "/api/v1/nodes", body, op), 422);
   }
+  SECTION("a request rate within 0.1 to 1000 per second, for Redfish endpoints only") {
+    auto body = enrollment("gpu-e9");
+    for (const json& rate : {json(0), json(0.01), json(5000), json(-1)}) {
+      body["options"] = {{"max_requests_per_second", rate}};
+      INFO(rate.dump());
+      require_problem(http_send(port, "POST", "/api/v1/nodes", body, op), 422);
+    }
+    body["options"] = {{"max_requests_per_second", "fast"}};
+    require_problem(http_send(port, "POST", "/api/v1/nodes", body, op), 400);
+    body["endpoint"] = "ipmi://10.0.0.2";
+    body["driver"] = "ipmi";
+    body["options"] = {{"max_requests_per_second", 2}};
+    require_problem(http_send(port, "POST", "/api/v1/nodes", body, op), 422);
+  }
   // Nothing above may have created a node.
   CHECK(http_get(port, "/api/v1/nodes/summary", viewer).json()["total"] == 1);
+}
+
+TEST_CASE("a Redfish node keeps the request rate it was enrolled with", "[web][nodes]") {
+  TestServer server;
+  auto body = enrollment("gpu-paced");
+  body["options"] = {{"max_requests_per_second", 2.5}};
+  const auto res =
+      http_send(server.port(), "POST", "/api/v1/nodes", body, server.token("operator"));
+  INFO(res.body);
+  REQUIRE(res.status == 201);
+  CHECK(res.json()["options"]["max_requests_per_second"] == 2.5);
 }
 
 TEST_CASE("mutating requests leave audit entries with who, what and the outcome", "[web][audit]") {
@@ -192,8 +232,10 @@ TEST_CASE("mutating requests leave audit entries with who, what and the outcome"
   const auto op = server.token("operator");
   const auto viewer = server.token("viewer");
   const auto auditor = server.token("auditor");
-  const std::string id = http_send(server.port(), "POST", "/api/v1/nodes", enrollment("gpu-au"), op).json()["id"];
-  REQUIRE(http_send(server.port(), "POST", "/api/v1/nodes", enrollment("gpu-au2"), viewer).status == 403);
+  const std::string id =
+      http_send(server.port(), "POST", "/api/v1/nodes", enrollment("gpu-au"), op).json()["id"];
+  REQUIRE(http_send(server.port(), "POST", "/api/v1/nodes", enrollment("gpu-au2"), viewer).status ==
+          403);
   auto res = http_get(server.port(), "/api/v1/audit?limit=10", auditor);
   REQUIRE(res.status == 200);
   const auto items = res.json()["items"];

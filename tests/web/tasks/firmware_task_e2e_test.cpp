@@ -9,12 +9,14 @@
 #include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_future.hpp>
 #include <catch2/catch.hpp>
+#include <filesystem>
 
 #include "inventory/tasks/task_engine.hpp"
 #include "sim/redfish/faults.hpp"
 #include "sim/redfish/fleet.hpp"
 #include "tests/support/project_mockups.hpp"
 #include "tests/web/poller/poller_helpers.hpp"
+#include "tests/web/tasks/fleet_helpers.hpp"
 #include "tests/web/tasks/task_helpers.hpp"
 
 using namespace ironhold;
@@ -52,15 +54,6 @@ std::string upload_image(TestServer& server, const std::string& component,
   return created.json()["id"];
 }
 
-std::string enroll_available(TestServer& server, const std::string& token, sim::RedfishFleet& fleet,
-                             std::size_t i, const std::string& name) {
-  const std::string id = enroll_redfish(server, token, name, fleet.endpoint(i));
-  const json node =
-      wait_for_node(server, token, id, [](const json& n) { return n["lifecycle"] == "available"; });
-  REQUIRE(node["lifecycle"] == "available");
-  return id;
-}
-
 // The component's current version as Ironhold recorded it, and its history (newest first).
 json firmware_records(TestServer& server, const std::string& token, const std::string& node,
                       const std::string& component) {
@@ -80,13 +73,6 @@ std::string current_version(TestServer& server, const std::string& token, const 
 
 unsigned counter(sim::RedfishFleet& fleet, const char* name) {
   return fleet.describe(0)["counters"][name].get<unsigned>();
-}
-
-unsigned all_resets(sim::RedfishFleet& fleet) {
-  unsigned n = 0;
-  const json counters = fleet.describe(0)["counters"]["resets"];  // items() needs a live object
-  for (const auto& [type, count] : counters.items()) n += count.get<unsigned>();
-  return n;
 }
 
 }  // namespace
@@ -321,7 +307,7 @@ TEST_CASE("an update whose sending was cut short is followed, not flashed twice"
   TaskEngine engine(server.host().io_executor(), pool, server.host().tasks(),
                     {{"redfish", &server.host().redfish()}}, nullptr, &server.host().polls(),
                     nullptr, options);
-  engine.serve_firmware(downloads);
+  engine.serve_firmware(downloads, nullptr);
   engine.start();
   const json task = wait_task_end(server, token, id);
   engine.stop();
@@ -334,4 +320,152 @@ TEST_CASE("an update whose sending was cut short is followed, not flashed twice"
   CHECK(step["in_doubt"].get<std::string>().find("followed, not sent again") != std::string::npos);
   CHECK(counter(fleet, "firmware_updates") == 1);
   CHECK(current_version(server, token, node, "BMC") == "7.7.7-resumed");
+}
+
+namespace {
+
+// BMCs that take firmware only pushed to their MultipartHttpPushUri (OpenBMC's bmcweb without a
+// download protocol), with the same simulated firmware.
+sim::RedfishFleetOptions push_only_fleet(unsigned count = 1) {
+  sim::RedfishFleetOptions o = update_fleet();
+  o.count = count;
+  o.update_methods = sim::redfish::UpdateMethods{.simple = false, .multipart = true};
+  return o;
+}
+
+// Spool files left behind for `image` (their names start with its id).
+int spooled_copies(const std::string& image) {
+  int n = 0;
+  std::error_code ec;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(tasks::FirmwareSpool::default_dir(), ec))
+    if (entry.path().filename().string().rfind(image, 0) == 0) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("a BMC that takes no URL is sent the image, and a pull is refused naming why",
+          "[tasks][firmware][e2e][push]") {
+  TestServer server({}, {}, fast_poller());
+  sim::RedfishFleet fleet(push_only_fleet());
+  fleet.start();
+  const auto token = server.token("operator");
+  const std::string node = enroll_available(server, token, fleet, 0, "gpu-push-01");
+  const std::string before = current_version(server, token, node, "BMC");
+  REQUIRE_FALSE(before.empty());
+  const std::string version = before + "-pushed";
+  const std::string image = upload_image(server, "BMC", version);
+
+  const std::string id = start_task(server, token, node, "firmware", {{"image", image}});
+  const json task = wait_task_end(server, token, id);
+  INFO(task.dump(2));
+  REQUIRE(task["state"] == "succeeded");
+  CHECK(task["parameters"]["transfer"] == "auto");
+  const json transfer = step_of(task, "transfer");
+  CHECK(transfer["data"]["sent"]["transfer"] == "push");
+  CHECK(transfer["data"]["sent"]["target"] == sim::redfish::default_push_uri);
+  CHECK(transfer["data"]["sent"]["tasks_before"].is_array());
+  CHECK(task["result"]["confirmed"] == true);
+  CHECK(current_version(server, token, node, "BMC") == version);
+  CHECK(counter(fleet, "firmware_pushes") == 1);
+  CHECK(counter(fleet, "updates_completed") == 1);
+  // The copy made for the push is gone once it was sent.
+  CHECK(spooled_copies(image) == 0);
+
+  // Asked to download, this BMC cannot: the task fails before sending anything, and says why.
+  const std::string next = upload_image(server, "BMC", version + "2");
+  const json pull = wait_task_end(
+      server, token,
+      start_task(server, token, node, "firmware", {{"image", next}, {"transfer", "pull"}}));
+  INFO(pull.dump(2));
+  CHECK(pull["state"] == "failed");
+  CHECK(pull["error"].get<std::string>().find("no SimpleUpdate") != std::string::npos);
+  CHECK(counter(fleet, "firmware_updates") == 1);
+  CHECK(
+      post_action(server, token, node, "firmware", {{"image", next}, {"transfer", "ftp"}}).status ==
+      422);
+}
+
+TEST_CASE("a push whose sending was cut short is followed, or sent again when it never left",
+          "[tasks][firmware][e2e][push][resume]") {
+  sim::RedfishFleet fleet(push_only_fleet(2));
+  fleet.start();
+  TestServer server({}, {}, std::nullopt, std::nullopt, std::nullopt);  // no engine of its own
+  const auto token = server.token("operator");
+  const std::string image = upload_image(server, "BMC", "8.8.8-pushed");
+  const std::string sent_node = enroll_redfish(server, token, "gpu-push-02", fleet.endpoint(0));
+  const std::string lost_node = enroll_redfish(server, token, "gpu-push-03", fleet.endpoint(1));
+  const std::string sent_id = start_task(server, token, sent_node, "firmware", {{"image", image}});
+  const std::string lost_id = start_task(server, token, lost_node, "firmware", {{"image", image}});
+  boost::asio::thread_pool pool(2);
+  const tasks::FirmwareDownloads downloads{&server.host().url_signer(), server.url()};
+  const auto spool = std::make_shared<tasks::FirmwareSpool>(server.host().firmware_images(), pool,
+                                                            tasks::FirmwareSpool::default_dir());
+
+  // A dead instance claimed both tasks, read the versions, and recorded each push as being sent
+  // with what the driver said identifies it. The first push went out; the second never did.
+  auto claimed = server.host().tasks().claim("dead-instance", 10, std::chrono::seconds(1));
+  REQUIRE(claimed.size() == 2);
+  for (const auto& job : claimed) {
+    const bool send = job.task.id == sent_id;
+    auto recorded = std::make_shared<json>();
+    FirmwareUpdateRequest request;
+    request.image_name = "bmc.bin";
+    request.spool = [spool, image]() -> boost::asio::awaitable<SpoolResult> {
+      tasks::SpoolCopy copy = co_await spool->copy(image);  // an I/O thread: no REQUIRE here
+      if (auto* why = std::get_if<std::string>(&copy))
+        co_return DriverError{DriverErrorCode::rejected, *why};
+      co_return std::get<std::shared_ptr<const SpooledImage>>(std::move(copy));
+    };
+    request.before_send = [recorded, send](json sent) -> boost::asio::awaitable<bool> {
+      *recorded = std::move(sent);
+      co_return send;
+    };
+    const auto started =
+        boost::asio::co_spawn(server.host().io_executor(),
+                              server.host().redfish().start_firmware_update(job.target, request),
+                              boost::asio::use_future)
+            .get();
+    REQUIRE_FALSE(started.error);
+    REQUIRE((*recorded)["transfer"] == "push");
+    TaskStep prepare;
+    prepare.name = "prepare";
+    prepare.state = StepState::succeeded;
+    prepare.data = {{"from", "0.0-before"}};
+    TaskStep transfer;
+    transfer.name = "transfer";
+    transfer.state = StepState::sending;
+    transfer.data = {{"expires", 4102444800LL}, {"sent", *recorded}};
+    REQUIRE(server.host().tasks().save_steps(job.task.id, "dead-instance",
+                                             std::vector<TaskStep>{prepare, transfer}));
+  }
+  REQUIRE(fleet.describe(0)["counters"]["firmware_pushes"] == 1);
+  REQUIRE(fleet.describe(1)["counters"]["firmware_pushes"] == 0);
+  std::this_thread::sleep_for(1500ms);  // the dead instance's leases run out
+
+  TaskEngineOptions options = TestServer::fast_tasks();
+  options.owner = "restarted-instance";
+  TaskEngine engine(server.host().io_executor(), pool, server.host().tasks(),
+                    {{"redfish", &server.host().redfish()}}, nullptr, &server.host().polls(),
+                    nullptr, options);
+  engine.serve_firmware(tasks::FirmwareDownloads{}, spool);  // no URL: pushes only
+  engine.start();
+  const json sent_task = wait_task_end(server, token, sent_id);
+  const json lost_task = wait_task_end(server, token, lost_id);
+  engine.stop();
+  pool.join();
+  INFO(sent_task.dump(2));
+  INFO(lost_task.dump(2));
+  CHECK(sent_task["state"] == "succeeded");
+  CHECK(step_of(sent_task, "transfer")["in_doubt"].get<std::string>().find(
+            "followed, not sent again") != std::string::npos);
+  CHECK(lost_task["state"] == "succeeded");
+  CHECK(step_of(lost_task, "transfer")["in_doubt"].get<std::string>().find("sent again") !=
+        std::string::npos);
+  // Each BMC got the image exactly once.
+  CHECK(fleet.describe(0)["counters"]["firmware_pushes"] == 1);
+  CHECK(fleet.describe(1)["counters"]["firmware_pushes"] == 1);
+  CHECK(current_version(server, token, sent_node, "BMC") == "8.8.8-pushed");
+  CHECK(current_version(server, token, lost_node, "BMC") == "8.8.8-pushed");
 }

@@ -8,6 +8,7 @@
 
 #include "sim/redfish/fleet.hpp"
 #include "tests/support/project_mockups.hpp"
+#include "tests/web/tasks/fleet_helpers.hpp"
 #include "tests/web/tasks/task_helpers.hpp"
 
 using namespace ironhold;
@@ -43,13 +44,6 @@ sim::RedfishFleetOptions fleet_options(unsigned count = 1) {
 unsigned resets(sim::RedfishFleet& fleet, std::size_t i, const std::string& type) {
   const json counters = fleet.describe(i)["counters"]["resets"];
   return counters.value(type, 0u);
-}
-
-unsigned all_resets(sim::RedfishFleet& fleet, std::size_t i) {
-  unsigned n = 0;
-  const json counters = fleet.describe(i)["counters"]["resets"];  // items() needs a live object
-  for (const auto& [type, count] : counters.items()) n += count.get<unsigned>();
-  return n;
 }
 
 std::string sim_power(sim::RedfishFleet& fleet, std::size_t i) {

@@ -10,6 +10,7 @@
 #include "sim/redfish/installer.hpp"
 #include "tests/support/project_mockups.hpp"
 #include "tests/web/poller/poller_helpers.hpp"
+#include "tests/web/tasks/fleet_helpers.hpp"
 #include "tests/web/tasks/task_helpers.hpp"
 
 using namespace ironhold;
@@ -29,16 +30,6 @@ sim::RedfishFleetOptions pxe_fleet(const TestServer* server, unsigned count = 1)
   if (server) o.installer.pxe_url = server->url() + "/api/v1/provisioning/ipxe?mac=${net0/mac}";
   o.installer.install_time = 500ms;
   return o;
-}
-
-// Enrolls BMC `i` and waits until its first inventory made it available (its NICs are known).
-std::string enroll_available(TestServer& server, const std::string& token, sim::RedfishFleet& fleet,
-                             std::size_t i, const std::string& name) {
-  const std::string id = enroll_redfish(server, token, name, fleet.endpoint(i));
-  const json node =
-      wait_for_node(server, token, id, [](const json& n) { return n["lifecycle"] == "available"; });
-  REQUIRE(node["lifecycle"] == "available");
-  return id;
 }
 
 std::string lifecycle_of(TestServer& server, const std::string& token, const std::string& node) {

@@ -13,6 +13,7 @@
 #include "inventory/tasks/task_engine.hpp"
 #include "sim/redfish/fleet.hpp"
 #include "tests/support/project_mockups.hpp"
+#include "tests/web/tasks/fleet_helpers.hpp"
 #include "tests/web/tasks/task_helpers.hpp"
 
 using namespace ironhold;
@@ -20,13 +21,6 @@ using namespace ironhold::test;
 using nlohmann::json;
 
 namespace {
-
-unsigned all_resets(sim::RedfishFleet& fleet) {
-  unsigned n = 0;
-  const json counters = fleet.describe(0)["counters"]["resets"];  // items() needs a live object
-  for (const auto& [type, count] : counters.items()) n += count.get<unsigned>();
-  return n;
-}
 
 DriverTarget target_of(const std::string& node_id, const std::string& endpoint) {
   DriverTarget t;

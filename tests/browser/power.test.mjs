@@ -1,0 +1,115 @@
+// An operator power-cycles a server from its page, through the confirmation dialog, and the power
+// badge changes live, without a reload, on the operator's page and on a viewer's page open on the
+// same node: away from on while the server cycles, then on again. The simulated servers take
+// 6 s to power off and 6 s to power on, and the poller reads power every 2 s, so the inventory
+// (and the stream) sees the cycle rather than only its end.
+import assert from 'node:assert/strict';
+import { scenario, signIn, timed, waitFor } from './harness.mjs';
+
+const s = scenario('power', { extraArgs: ['--poll-status-interval', '2', '--sim-reset-delay', '6000'] });
+let node;
+let operator;  // page
+let viewer;    // page
+
+// Records every power state the node page shows (node-power's data-state), as it changes,
+// whichever element holds it; and marks the document, so that a reload would show.
+async function watchPower(page) {
+  await page.evaluate(() => {
+    window.__ironholdTestDocument = 'loaded once';
+    window.__powerStates = [];
+    const note = () => {
+      const state = document.querySelector('[data-testid="node-power"]')?.dataset.state;
+      const seen = window.__powerStates;
+      if (state && seen[seen.length - 1]?.state !== state) seen.push({ state, at: Date.now() });
+    };
+    note();
+    new MutationObserver(note).observe(document.body, {
+      subtree: true, childList: true, attributes: true, attributeFilter: ['data-state'],
+    });
+  });
+}
+
+const powerStates = (page) => page.evaluate(() => window.__powerStates);
+
+// The states after `since`: did the badge leave "on" and come back?
+function cycled(states, since) {
+  const after = states.filter((s) => s.at >= since);
+  const away = after.findIndex((s) => s.state !== 'on');
+  const back = away < 0 ? -1 : after.findIndex((s, i) => i > away && s.state === 'on');
+  return away >= 0 && back >= 0 ? { away: after[away], back: after[back], seen: after.map((s) => s.state) } : null;
+}
+
+s.test('an operator and a viewer open the same server', async () => {
+  const candidates = await s.instance.nodes('?source=bmc&driver=redfish&power_state=on&health=ok');
+  node = candidates.find((n) => n.reachable);
+  assert.ok(node, 'the demo has a reachable Redfish server that is on');
+  const pages = [];
+  for (const role of ['operator', 'viewer']) {
+    const { page } = await s.user(role);
+    await signIn(page, await s.instance.createToken(role));
+    await page.goto(`/#/nodes/${node.id}`);
+    await page.getByTestId('node-name').filter({ hasText: node.name }).waitFor();
+    assert.equal(await page.getByTestId('node-power').getAttribute('data-state'), 'on');
+    await watchPower(page);
+    pages.push(page);
+  }
+  [operator, viewer] = pages;
+  assert.equal(await operator.locator('button[data-action="power-cycle"]').isEnabled(), true);
+  assert.equal(await viewer.locator('button[data-action="power-cycle"]').isEnabled(), false);
+});
+
+s.test('power-cycle goes through a confirmation dialog that names the server', async () => {
+  await operator.locator('button[data-action="power-cycle"]').click();
+  const dialog = operator.getByTestId('confirm-dialog');
+  await dialog.waitFor();
+  assert.match(await dialog.textContent(), new RegExp(node.name));
+  await s.artifacts.screenshot(operator, 'power-cycle-dialog');
+  // Cancel sends nothing.
+  await operator.getByTestId('confirm-cancel').click();
+  await dialog.waitFor({ state: 'detached' });
+  const tasks = await s.instance.apiOk('GET', `/api/v1/tasks?node=${node.id}`);
+  assert.equal(tasks.items.filter((t) => t.kind === 'power').length, 0, 'a cancelled dialog starts no task');
+});
+
+s.test('the power state changes live on both pages, without a reload', async () => {
+  await operator.locator('button[data-action="power-cycle"]').click();
+  await operator.getByTestId('confirm-dialog').waitFor();
+  const confirmed = Date.now();
+  const [answer] = await Promise.all([
+    operator.waitForResponse((r) => r.url().endsWith(`/api/v1/nodes/${node.id}/power`) && r.request().method() === 'POST'),
+    operator.getByTestId('confirm-action').click(),
+  ]);
+  assert.equal(answer.status(), 202);
+  const task = await answer.json();
+  assert.ok(task.id, 'the answer is the task');
+
+  // Leaving "on": caught on the operator's page for a screenshot of the server mid-cycle.
+  await operator.waitForFunction(() => document.querySelector('[data-testid="node-power"]')?.dataset.state !== 'on',
+    null, { timeout: 120_000 });
+  await s.artifacts.screenshot(operator, 'power-cycling-operator');
+  for (const [who, page] of [['operator', operator], ['viewer', viewer]]) {
+    const seen = await waitFor(`${who}'s page to show the power leave on and come back`,
+      async () => cycled(await powerStates(page), confirmed), { timeoutMs: 120_000, intervalMs: 200 });
+    s.artifacts.time(`${who}: confirm until the power badge left on (${seen.away.state})`, seen.away.at - confirmed);
+    s.artifacts.time(`${who}: confirm until the power badge was on again`, seen.back.at - confirmed, { states: seen.seen });
+    assert.equal(await page.evaluate(() => window.__ironholdTestDocument), 'loaded once', `${who}'s page was not reloaded`);
+  }
+  await s.artifacts.screenshot(viewer, 'power-cycled-viewer');
+
+  // The API agrees: the task succeeded and the server is on.
+  const done = await waitFor('the task to end', async () => {
+    const t = await s.instance.apiOk('GET', `/api/v1/tasks/${task.id}`);
+    return ['succeeded', 'failed', 'cancelled'].includes(t.state) ? t : null;
+  }, { timeoutMs: 120_000 });
+  assert.equal(done.state, 'succeeded', JSON.stringify(done));
+  assert.equal((await s.instance.apiOk('GET', `/api/v1/nodes/${node.id}`)).power_state, 'on');
+  // The node's task list on the operator's page shows the task, and it ends there too.
+  const row = operator.locator(`[data-testid="node-tasks"] tr[data-task-id="${task.id}"]`);
+  await row.waitFor();
+  await waitFor('the task row to show the task succeeded',
+    async () => (await row.locator('.badge').first().getAttribute('data-state')) === 'succeeded', { timeoutMs: 30_000 });
+  await row.scrollIntoViewIfNeeded();
+  await s.artifacts.screenshot(operator, 'power-cycled-operator-task');
+});
+
+s.testStopsCleanly();

@@ -1,0 +1,133 @@
+// The console's entry: finds the session (GET /api/v1/session) or shows sign-in, starts the live
+// stream, and mounts the view the address names. Every view is a module with
+// mount(container, route) → {refresh(), update?(route), destroy()}.
+
+import { on } from './bus.js';
+import { h, fill, toast } from './dom.js';
+import { currentRoute, go } from './router.js';
+import { loadSession, signOut, forget, session } from './session.js';
+import { startStream, stopStream } from './stream.js';
+import * as signin from './views/signin.js';
+import * as overview from './views/overview.js';
+import * as racks from './views/racks.js';
+import * as node from './views/node.js';
+import * as tasks from './views/tasks.js';
+import * as firmware from './views/firmware.js';
+import * as cloud from './views/cloud.js';
+
+const VIEWS = { overview, racks, node, tasks, firmware, cloud };
+const TITLES = { overview: 'Fleet', racks: 'Racks', node: 'Node', tasks: 'Tasks', firmware: 'Firmware', cloud: 'Cloud accounts' };
+
+const main = document.getElementById('main');
+const topbar = document.getElementById('topbar');
+let mounted = null;  // {name, path, view}
+let returnTo = null;  // where to go after signing in again
+
+function unmount() {
+  if (mounted) {
+    try {
+      mounted.view.destroy();
+    } catch (e) {
+      console.error(e);
+    }
+  }
+  mounted = null;
+  fill(main);
+}
+
+function showSignIn() {
+  unmount();
+  stopStream();
+  topbar.hidden = true;
+  fill(document.getElementById('whoami'));
+  document.title = 'Sign in · Ironhold';
+  mounted = { name: 'signin', path: '/signin', view: signin.mount(main, currentRoute(), { onSignedIn: afterSignIn }) };
+}
+
+function afterSignIn() {
+  const target = returnTo && returnTo !== '#/signin' ? returnTo : '#/';
+  returnTo = null;
+  showChrome();
+  startStream();
+  if (location.hash === target) render();
+  else location.hash = target;
+}
+
+function showChrome() {
+  const s = session();
+  topbar.hidden = false;
+  fill(document.getElementById('whoami'),
+    h('span', { class: 'role', 'data-testid': 'session-role' }, s.role), ' · ', s.token?.name || '');
+}
+
+function render() {
+  const route = currentRoute();
+  if (!session()) {
+    if (route.name !== 'signin') returnTo = location.hash || '#/';
+    if (mounted?.name !== 'signin') showSignIn();
+    return;
+  }
+  if (route.name === 'signin') {
+    go('/');
+    return;
+  }
+  for (const a of document.querySelectorAll('[data-nav]')) {
+    const current = a.dataset.nav === route.name || (route.name === 'node' && a.dataset.nav === 'overview');
+    if (current) a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  }
+  // The same view and path: let it take the new parameters without a rebuild.
+  if (mounted && mounted.name === route.name && mounted.path === route.path && mounted.view.update) {
+    mounted.view.update(route);
+    return;
+  }
+  unmount();
+  const view = VIEWS[route.name];
+  document.title = `${TITLES[route.name] || 'Not found'} · Ironhold`;
+  if (!view) {
+    main.appendChild(h('section', {}, h('h1', {}, 'Nothing here'), h('p', {}, 'This address names no page of the console. ', h('a', { href: '#/' }, 'Back to the fleet'))));
+    return;
+  }
+  mounted = { name: route.name, path: route.path, view: view.mount(main, route) };
+  main.focus({ preventScroll: true });
+}
+
+on('unauthorized', () => {
+  if (!session() && mounted?.name === 'signin') return;
+  forget();
+  returnTo = location.hash || '#/';
+  toast('Your session has ended: sign in again.', { kind: 'error' });
+  showSignIn();
+});
+on('refresh', () => {
+  if (mounted && mounted.name !== 'signin') mounted.view.refresh();
+});
+
+document.getElementById('sign-out').addEventListener('click', async () => {
+  try {
+    await signOut();
+  } catch {
+    // The cookie may be gone already; signed out either way.
+  }
+  returnTo = null;
+  showSignIn();
+  history.replaceState(null, '', '#/');
+});
+
+window.addEventListener('hashchange', render);
+
+async function boot() {
+  try {
+    const s = await loadSession();
+    if (s) {
+      showChrome();
+      startStream();
+    }
+    render();
+  } catch (e) {
+    fill(main, h('section', {}, h('h1', {}, 'The console cannot start'), h('p', { class: 'error-text' }, e.message),
+      h('button', { type: 'button', class: 'button', onclick: () => location.reload() }, 'Try again')));
+  }
+}
+
+boot();
