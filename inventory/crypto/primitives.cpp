@@ -95,4 +95,8 @@ std::array<std::uint8_t, 32> sha256(std::string_view data) {
   return digest;
 }
 
+std::string sha256_hex(std::string_view data) {
+  return to_hex(sha256(data));
+}
+
 }  // namespace ironhold::crypto

@@ -18,5 +18,7 @@ std::string base64url(std::span<const std::uint8_t> bytes);  // no padding
 // False on a character outside the URL-safe alphabet or a dangling final character.
 bool from_base64url(std::string_view text, std::vector<std::uint8_t>& out);
 std::array<std::uint8_t, 32> sha256(std::string_view data);
+// The SHA-256 of `data` in lower-case hex: how secrets handed out once are stored.
+std::string sha256_hex(std::string_view data);
 
 }  // namespace ironhold::crypto

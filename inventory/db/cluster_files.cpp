@@ -109,10 +109,6 @@ std::string conf_quote(const std::string& value) {
 
 }  // namespace
 
-std::string sha256_hex(std::string_view text) {
-  return crypto::to_hex(crypto::sha256(text));
-}
-
 fs::path prepare_data_dir(const fs::path& data_dir) {
   fs::path dir = fs::absolute(data_dir).lexically_normal();
   if (!dir.has_filename()) dir = dir.parent_path();
@@ -170,7 +166,7 @@ std::optional<util::Identity> cluster_user(const std::optional<fs::path>& base) 
 Layout resolve_layout(const fs::path& data_dir, const std::optional<util::Identity>& run_as) {
   Layout layout;
   layout.data_dir = data_dir;
-  const std::string hash = sha256_hex(fs::canonical(data_dir).string()).substr(0, 16);
+  const std::string hash = crypto::sha256_hex(fs::canonical(data_dir).string()).substr(0, 16);
   const fs::path natural = data_dir / "postgres";
   if (auto base = existing_base(data_dir)) {
     layout.base_dir = *base;

@@ -17,8 +17,6 @@ namespace fs = std::filesystem;
 
 inline constexpr int port = 5432;
 
-std::string sha256_hex(std::string_view text);
-
 // Files ironhold keeps in the data directory itself (owned by the invoking user).
 inline fs::path lock_file(const fs::path& data_dir) {
   return data_dir / "postgres.lock";

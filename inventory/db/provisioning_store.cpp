@@ -85,10 +85,6 @@ std::string array_literal(const std::vector<std::string>& macs) {
   return out + "}";
 }
 
-std::string token_hash_hex(std::string_view token) {
-  return crypto::to_hex(crypto::sha256(token));
-}
-
 Error refused_token() {
   return Error(ErrorKind::forbidden,
                "this call-back token is unknown, was used already, or its reprovisioning has "
@@ -155,7 +151,7 @@ std::optional<ScriptGrant> ProvisioningStore::grant_script(const std::string& ma
         "UPDATE provisioning_sessions SET state = 'booted', token_hash = decode($2, 'hex'), "
         "  script_fetches = script_fetches + 1, script_fetched_at = now(), fetched_by = $3 "
         " WHERE task_id = $1::uuid",
-        grant.task_id, token_hash_hex(grant.token), db_text(fetched_by));
+        grant.task_id, crypto::sha256_hex(grant.token), db_text(fetched_by));
     append_event(tx, {grant.node_id,
                       grant.node_name,
                       "provisioning",
@@ -172,7 +168,7 @@ ProvisioningSession ProvisioningStore::complete(const std::string& token,
     const auto rows = tx.exec_params(
         "SELECT task_id, state = 'booted' AND expires_at > now() FROM provisioning_sessions "
         " WHERE token_hash = decode($1, 'hex') FOR UPDATE",
-        token_hash_hex(token));
+        crypto::sha256_hex(token));
     if (rows.empty() || !rows[0][1].as<bool>()) throw refused_token();
     const std::string task_id = rows[0][0].as<std::string>();
     const char* state = callback.succeeded ? "succeeded" : "failed";

@@ -20,10 +20,6 @@ std::string random_text(std::string_view marker) {
   return std::string(marker) + crypto::base64url(bytes);
 }
 
-std::string session_hash_hex(std::string_view secret) {
-  return crypto::to_hex(crypto::sha256(secret));
-}
-
 // Text a client sent, kept for people to read: printable ASCII only, at most `max` characters.
 std::string printable(std::string_view text, std::size_t max) {
   std::string out;
@@ -67,7 +63,7 @@ CreatedSession SessionStore::create(const TokenInfo& token, std::string_view pee
         "  RETURNING *) "
         "SELECT " +
             session_columns + " FROM s JOIN api_tokens t ON t.id = s.token_id",
-        session_hash_hex(created.secret), csrf, token.id, printable(peer, 64),
+        crypto::sha256_hex(created.secret), csrf, token.id, printable(peer, 64),
         printable(user_agent, 256), static_cast<double>(limits_.lifetime.count()));
     if (r.empty()) throw not_found("the token has gone: sign in again");
     return session_from_row(r[0]);
@@ -90,7 +86,7 @@ std::optional<ConsoleSession> SessionStore::authenticate(std::string_view secret
             session_columns +
             " FROM console_sessions s JOIN api_tokens t ON t.id = s.token_id "
             "WHERE s.id IN (SELECT id FROM live)",
-        session_hash_hex(secret), static_cast<double>(limits_.idle.count()));
+        crypto::sha256_hex(secret), static_cast<double>(limits_.idle.count()));
     if (r.empty()) return std::nullopt;
     return session_from_row(r[0]);
   });

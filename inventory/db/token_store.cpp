@@ -13,10 +13,6 @@ constexpr std::string_view token_marker = "ih_";
 constexpr std::size_t token_length = 3 + 43;
 constexpr std::size_t prefix_length = 10;
 
-std::string hash_hex(std::string_view secret) {
-  return crypto::to_hex(crypto::sha256(secret));
-}
-
 const std::string token_columns = token_columns_of("api_tokens");
 
 }  // namespace
@@ -45,7 +41,7 @@ CreatedToken TokenStore::create(const std::string& name, Role role, const std::s
               "INSERT INTO api_tokens (name, role, token_hash, prefix, created_by, expires_at) "
               "VALUES ($1, $2, decode($3, 'hex'), $4, $5, $6::timestamptz) RETURNING ") +
               token_columns,
-          name, std::string(to_string(role)), hash_hex(created.secret),
+          name, std::string(to_string(role)), crypto::sha256_hex(created.secret),
           created.secret.substr(0, prefix_length), created_by, nullable(expires_at));
       insert.commit();
       return token_from_row(r[0]);
@@ -70,7 +66,7 @@ std::optional<TokenInfo> TokenStore::authenticate(std::string_view secret) {
             "AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')) "
             "SELECT ") +
             token_columns + " FROM api_tokens WHERE id IN (SELECT id FROM t)",
-        hash_hex(secret));
+        crypto::sha256_hex(secret));
     if (r.empty()) return std::nullopt;
     return token_from_row(r[0]);
   });
