@@ -39,7 +39,7 @@ std::vector<cli::Option> serve_options() {
   options.push_back({"idle-timeout", 0, true, false, "keep-alive idle time, ms",
                      "IRONHOLD_IDLE_TIMEOUT_MS", "60000", "MS"});
   options.push_back({"shutdown-grace", 0, true, false,
-                     "time for requests in flight at shutdown, ms", "IRONHOLD_SHUTDOWN_GRACE_MS",
+                     "time for requests, polls and task steps in flight at shutdown, ms", "IRONHOLD_SHUTDOWN_GRACE_MS",
                      "10000", "MS"});
   options.push_back({"sensor-retention-days", 0, true, false, "days of sensor readings to keep",
                      "IRONHOLD_SENSOR_RETENTION_DAYS", "30", "DAYS"});

@@ -172,11 +172,13 @@ void ServiceHost::stop() {
   }
   // Tasks stop at a step boundary and are handed back first: they use the drivers that the
   // poller and the cloud sync shut down next.
-  if (rollout_runner_ && !threads_.empty()) rollout_runner_->stop();
-  if (task_engine_ && !threads_.empty()) task_engine_->stop();
+  // Each gets the grace period the HTTP requests had.
+  const auto grace = config_.server.shutdown_grace;
+  if (rollout_runner_ && !threads_.empty()) rollout_runner_->stop(grace);
+  if (task_engine_ && !threads_.empty()) task_engine_->stop(grace);
   // Polls in flight finish (briefly) and are recorded; the drivers log out of the BMCs.
-  if (poller_ && !threads_.empty()) poller_->stop();
-  if (cloud_sync_ && !threads_.empty()) cloud_sync_->stop();
+  if (poller_ && !threads_.empty()) poller_->stop(grace);
+  if (cloud_sync_ && !threads_.empty()) cloud_sync_->stop(grace);
   // What the routes run on threads of their own (discovery) stops while the database is up.
   api_->release_adopted();
   boost::asio::post(io_, [this] { maintenance_timer_.cancel(); });
@@ -184,6 +186,10 @@ void ServiceHost::stop() {
   for (auto& t : threads_) t.join();
   threads_.clear();
   blocking_pool_.join();
+  // Whatever still waits now (requests to BMCs that did not answer within the grace periods) is
+  // destroyed here, while what those coroutines refer to exists; the io_context's destructor
+  // would do it after the drivers are gone.
+  io_.shutdown();
 }
 
 }  // namespace ironhold::app

@@ -123,7 +123,14 @@ class ServiceHost {
   std::unique_ptr<db::BaselineStore> baselines_;
   std::unique_ptr<db::SessionStore> sessions_;
   crypto::UrlSigner url_signer_;
-  boost::asio::io_context io_;
+  // An io_context whose shutdown (destroying every operation and coroutine still pending) can run
+  // before the drivers and stores those coroutines refer to are destroyed, not after them.
+  struct IoContext : boost::asio::io_context {
+    using boost::asio::execution_context::shutdown;
+    using boost::asio::io_context::io_context;
+  };
+
+  IoContext io_;
   boost::asio::thread_pool blocking_pool_;
   bmc::BmcProber prober_;
   std::unique_ptr<bmc::redfish::RedfishDriver> redfish_;

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "bmc/http/abandoned_waits.hpp"
 #include "bmc/http/resumer.hpp"
 
 namespace ironhold::bmc::http {
@@ -355,7 +356,21 @@ class CurlMultiClient::Impl : public std::enable_shared_from_this<Impl> {
     sockets_.clear();
   }
 
+  // The context shuts down with transfers in flight: nothing will run their completions, so their
+  // coroutines are dropped unresumed (Asio unwinds them with the context's other pending work).
+  // The frames hold this object and their transfers hold the frames; this breaks that cycle.
+  void abandon() {
+    stopped_ = true;
+    auto transfers = std::move(transfers_);
+    transfers_.clear();
+    for (auto& [easy, t] : transfers) {
+      curl_multi_remove_handle(multi_, easy);
+      t->resumer.reset();
+    }
+  }
+
   asio::strand<asio::any_io_executor> strand;
+  AbandonedWaits::Registration abandoned;
 
  private:
   // A socket libcurl opened and asked us to watch. libcurl owns the fd: the descriptor is only
@@ -559,8 +574,14 @@ CurlMultiClient::CurlMultiClient(asio::any_io_executor executor, Options options
   shard.max_total_connections = per_shard(options.max_total_connections, count);
   shard.max_idle_connections = per_shard(options.max_idle_connections, count);
   shards_.reserve(count);
-  for (std::size_t i = 0; i < count; ++i)
-    shards_.push_back(std::make_shared<Impl>(executor, shard));
+  AbandonedWaits& abandoned = AbandonedWaits::of(executor);
+  for (std::size_t i = 0; i < count; ++i) {
+    auto impl = std::make_shared<Impl>(executor, shard);
+    impl->abandoned = abandoned.add([weak = std::weak_ptr<Impl>(impl)] {
+      if (auto alive = weak.lock()) alive->abandon();
+    });
+    shards_.push_back(std::move(impl));
+  }
 }
 
 CurlMultiClient::~CurlMultiClient() {
