@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "app/cli/audit_commands.hpp"
+#include "app/cli/export_commands.hpp"
 #include "app/cli/node_commands.hpp"
 #include "app/cli/task_commands.hpp"
 #include "app/server/commands.hpp"
@@ -19,6 +21,7 @@ constexpr const char* usage =
     "  migrate      apply database migrations\n"
     "  db shell     open psql on the database\n"
     "  token        create, list or revoke API tokens\n"
+    "  keys rotate  re-encrypt every credential under a new master key, while the service runs\n"
     "  sim          run simulated BMCs (sim redfish --mockup DIR --count N, sim ipmi --count N)\n"
     "\n"
     "Client commands (--url/IRONHOLD_URL, --token/IRONHOLD_TOKEN):\n"
@@ -31,6 +34,8 @@ constexpr const char* usage =
     "  firmware     firmware images and updates of owned servers\n"
     "  rollout      staged firmware rollouts (canary, batches, health gate)\n"
     "  task         show, list or cancel tasks\n"
+    "  audit        list audit entries, or verify the audit chain\n"
+    "  export       export asset or firmware records, now or as of a date\n"
     "\n"
     "Run ironhold COMMAND --help for a command's options.\n";
 
@@ -57,12 +62,15 @@ int main(int argc, char** argv) {
   if (command == "migrate") return ironhold::app::run_migrate(rest);
   if (command == "db") return ironhold::app::run_db_command(rest);
   if (command == "token") return ironhold::app::run_token_command(rest);
+  if (command == "keys") return ironhold::app::run_keys_command(rest);
   if (command == "sim") return ironhold::app::run_sim_command(rest);
   if (command == "node") return ironhold::cli::run_node_command(rest);
   if (command == "power") return ironhold::cli::run_power_command(rest);
   if (command == "boot") return ironhold::cli::run_boot_command(rest);
   if (command == "identify") return ironhold::cli::run_identify_command(rest);
   if (command == "task") return ironhold::cli::run_task_command(rest);
+  if (command == "audit") return ironhold::cli::run_audit_command(rest);
+  if (command == "export") return ironhold::cli::run_export_command(rest);
   if (command == "reprovision") return ironhold::cli::run_reprovision_command(rest);
   if (command == "bulk") return ironhold::cli::run_bulk_command(rest);
   if (command == "firmware") return ironhold::cli::run_firmware_command(rest);

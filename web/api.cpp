@@ -71,12 +71,12 @@ Api::~Api() {
 
 // Coroutine bodies here avoid co_return inside try blocks and temporaries with destructors inside
 // co_await expressions: GCC 12 miscompiles some of those (a local destroyed twice).
-asio::awaitable<Reply> Api::handle(Request request, std::string peer, BodyReader* body) {
+asio::awaitable<Reply> Api::handle(Request request, std::string peer, BodyReader* body, bool tls) {
   const auto started = std::chrono::steady_clock::now();
   RequestContext ctx{request, {}, {}, {}, request_id_for(request), std::nullopt, {},
                      {},      {}, {}, {}};
   ctx.peer = std::move(peer);
-  ctx.secure = request["X-Forwarded-Proto"] == "https";
+  ctx.secure = tls || request["X-Forwarded-Proto"] == "https";
   ctx.body_reader = body;
   std::optional<Response> immediate;
   const Route* route = route_request(ctx, immediate);

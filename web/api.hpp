@@ -36,7 +36,9 @@ class Api {
   // Never throws: every failure becomes a problem response (a 500 is logged as a bug).
   // `peer`: the client's address, as the connection knows it. `body`: the request body still to
   // be read, for a route that streams it (then `request` holds the headers only).
-  asio::awaitable<Reply> handle(Request request, std::string peer = {}, BodyReader* body = nullptr);
+  // `tls`: the request came over this server's own TLS.
+  asio::awaitable<Reply> handle(Request request, std::string peer = {}, BodyReader* body = nullptr,
+                                bool tls = false);
   // Whether the route a request goes to reads its body as it arrives (see Route::streams_body):
   // the server then hands it a BodyReader instead of reading the body first.
   bool streams_body(http::verb method, std::string_view target) const;

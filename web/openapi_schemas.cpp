@@ -1,4 +1,5 @@
 // The component schemas of the OpenAPI document.
+#include <array>
 #include <nlohmann/json.hpp>
 
 #include "inventory/model/enums.hpp"
@@ -156,21 +157,65 @@ json component_schemas() {
         {"last_used_at", nullable("string")},
         {"revoked_at", nullable("string")},
         {"token", {{"type", "string"}, {"description", "only in the answer to POST, once"}}}}}};
-  json audit = {{"type", "object"},
-                {"properties",
-                 {{"id", {{"type", "integer"}}},
-                  {"at", {{"type", "string"}, {"format", "date-time"}}},
-                  {"actor", {{"type", "string"}}},
-                  {"action", {{"type", "string"}}},
-                  {"target_type", nullable("string")},
-                  {"target_id", nullable("string")},
-                  {"target_name", nullable("string")},
-                  {"outcome", {{"type", "string"}}},
-                  {"request_id", nullable("string")},
-                  {"details", {{"type", "object"}}}}}};
-  json out = {{"Node", node},           {"NodeEnrollment", enrollment}, {"NodePatch", patch},
-              {"NodeSummary", summary}, {"Problem", problem},           {"Token", token},
-              {"AuditEntry", audit}};
+  json audit = {
+      {"type", "object"},
+      {"properties",
+       {{"id", {{"type", "integer"}}},
+        {"seq", {{"type", {"integer", "null"}}, {"description", "its place in the chain"}}},
+        {"at", {{"type", "string"}, {"format", "date-time"}}},
+        {"actor", {{"type", "string"}}},
+        {"actor_id", nullable("string")},
+        {"action", {{"type", "string"}}},
+        {"target_type", nullable("string")},
+        {"target_id", nullable("string")},
+        {"target_name", nullable("string")},
+        {"outcome", {{"type", "string"}}},
+        {"request_id", nullable("string")},
+        {"project", nullable("string")},
+        {"details", {{"type", "object"}}}}}};
+  static constexpr std::array<std::string_view, 5> kProblemKinds = {
+      "modified", "deleted", "inserted", "reordered", "wrong_key"};
+  json head = {{"type", "object"},
+               {"properties",
+                {{"seq", {{"type", "integer"}}},
+                 {"mac", {{"type", "string"}, {"description", "HMAC-SHA256, hex"}}},
+                 {"at", {{"type", "string"}, {"format", "date-time"}}}}}};
+  json verification = {{"type", "object"},
+                       {"properties",
+                        {{"ok", {{"type", "boolean"}}},
+                         {"entries", {{"type", "integer"}, {"description", "entries verified"}}},
+                         {"unsealed_legacy", {{"type", "integer"}}},
+                         {"head", head},
+                         {"anchor",
+                          {{"oneOf", {head, {{"type", "null"}}}},
+                           {"description", "the newest head anchored outside the database"}}},
+                         {"problem",
+                          {{"oneOf",
+                            {{{"type", "object"},
+                              {"properties",
+                               {{"kind", string_enum(kProblemKinds)},
+                                {"seq", nullable("integer")},
+                                {"id", nullable("integer")},
+                                {"message", {{"type", "string"}}}}}},
+                             {{"type", "null"}}}}}}}}};
+  json out = {{"Node", node},        {"NodeEnrollment", enrollment},
+              {"NodePatch", patch},  {"NodeSummary", summary},
+              {"Problem", problem},  {"Token", token},
+              {"AuditEntry", audit}, {"AuditVerification", verification}};
+  out["ExportManifest"] = {
+      {"type", "object"},
+      {"properties",
+       {{"id", {{"type", "string"}}},
+        {"kind", {{"type", "string"}, {"enum", {"assets", "firmware"}}}},
+        {"format", {{"type", "string"}, {"enum", {"csv", "json", "ndjson"}}}},
+        {"parameters", {{"type", "object"}, {"description", "the query as asked"}}},
+        {"requested_by", {{"type", "string"}}},
+        {"requested_at", {{"type", "string"}, {"format", "date-time"}}},
+        {"state", {{"type", "string"}, {"enum", {"complete"}}}},
+        {"completed_at", {{"type", "string"}, {"format", "date-time"}}},
+        {"rows", {{"type", "integer"}}},
+        {"sha256", {{"type", "string"}, {"description", "of the body's bytes, hex"}}},
+        {"audit_head", head}}}};
   out.update(hardware_schemas());
   out.update(discovery_schemas());
   out.update(cloud_schemas());

@@ -8,7 +8,9 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
 #include <charconv>
+#include <variant>
 
 #include "inventory/error.hpp"
 #include "inventory/util/log.hpp"
@@ -23,10 +25,24 @@ using asio::use_awaitable;
 constexpr auto as_tuple_awaitable = asio::as_tuple(asio::use_awaitable);
 
 struct Server::Connection {
-  explicit Connection(tcp::socket socket) : peer(peer_address(socket)), stream(std::move(socket)) {}
-  std::string peer;  // the client's address, for routes without a token to record
-  beast::tcp_stream stream;
+  using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+  using Stream = std::variant<beast::tcp_stream, TlsStream>;
 
+  Connection(tcp::socket socket, asio::ssl::context* tls)
+      : peer(peer_address(socket)), stream(make_stream(std::move(socket), tls)) {}
+  std::string peer;  // the client's address, for routes without a token to record
+  Stream stream;     // plain, or TLS when the server has a certificate
+
+  // The TCP stream under it all: timeouts, cancelling, closing.
+  beast::tcp_stream& lowest() {
+    return std::visit([](auto& s) -> beast::tcp_stream& { return beast::get_lowest_layer(s); },
+                      stream);
+  }
+
+  static Stream make_stream(tcp::socket socket, asio::ssl::context* tls) {
+    if (tls) return Stream(std::in_place_index<1>, std::move(socket), *tls);
+    return Stream(std::in_place_index<0>, std::move(socket));
+  }
   static std::string peer_address(const tcp::socket& socket) {
     boost::system::error_code ec;
     const auto endpoint = socket.remote_endpoint(ec);
@@ -81,21 +97,22 @@ asio::awaitable<void> Server::accept_loop() {
       log::warn("accept failed", {{"error", ec.message()}});
       continue;
     }
-    auto connection = std::make_shared<Connection>(std::move(socket));
+    auto connection = std::make_shared<Connection>(std::move(socket), options_.tls.get());
     {
       std::lock_guard lock(mutex_);
       connections_.insert(connection);
     }
-    asio::co_spawn(connection->stream.get_executor(), serve(connection), asio::detached);
+    asio::co_spawn(connection->lowest().get_executor(), serve(connection), asio::detached);
   }
 }
 
 namespace {
 
 // A streaming route's body, read through the connection's parser as the handler asks for it.
+template <class Stream>
 class ParserBodyReader final : public BodyReader {
  public:
-  ParserBodyReader(beast::tcp_stream& stream, beast::flat_buffer& buffer,
+  ParserBodyReader(Stream& stream, beast::flat_buffer& buffer,
                    http::request_parser<http::buffer_body>& parser,
                    std::chrono::milliseconds stall_timeout)
       : stream_(stream), buffer_(buffer), parser_(parser), stall_timeout_(stall_timeout) {}
@@ -105,10 +122,10 @@ class ParserBodyReader final : public BodyReader {
     auto& body = parser_.get().body();
     body.data = out.data();
     body.size = out.size();
-    stream_.expires_after(stall_timeout_);
+    beast::get_lowest_layer(stream_).expires_after(stall_timeout_);
     auto [ec, bytes] = co_await http::async_read(stream_, buffer_, parser_, as_tuple_awaitable);
     (void)bytes;
-    stream_.expires_never();
+    beast::get_lowest_layer(stream_).expires_never();
     if (ec == http::error::need_buffer) ec = {};
     if (ec == http::error::body_limit)
       throw Error(ErrorKind::too_large, "the upload is larger than this server accepts");
@@ -126,7 +143,7 @@ class ParserBodyReader final : public BodyReader {
   }
 
  private:
-  beast::tcp_stream& stream_;
+  Stream& stream_;
   beast::flat_buffer& buffer_;
   http::request_parser<http::buffer_body>& parser_;
   std::chrono::milliseconds stall_timeout_;
@@ -141,7 +158,32 @@ bool expects_continue(const http::request_header<>& header) {
 }  // namespace
 
 asio::awaitable<void> Server::serve(std::shared_ptr<Connection> connection) {
-  auto& stream = connection->stream;
+  beast::tcp_stream& lowest = connection->lowest();
+  if (auto* tls = std::get_if<Connection::TlsStream>(&connection->stream)) {
+    lowest.expires_after(options_.request_timeout);
+    auto [handshake_ec] =
+        co_await tls->async_handshake(asio::ssl::stream_base::server, as_tuple_awaitable);
+    if (!handshake_ec) {
+      co_await serve_requests(*connection, *tls);
+      // close_notify, so that the client can tell the end from a cut.
+      lowest.expires_after(options_.write_timeout);
+      auto [shutdown_ec] = co_await tls->async_shutdown(as_tuple_awaitable);
+      (void)shutdown_ec;
+    }
+  } else {
+    co_await serve_requests(*connection, std::get<beast::tcp_stream>(connection->stream));
+    boost::system::error_code ignored;
+    lowest.socket().shutdown(tcp::socket::shutdown_send, ignored);
+  }
+  lowest.close();
+  forget(connection);
+}
+
+template <class Stream>
+asio::awaitable<void> Server::serve_requests(Connection& c, Stream& stream) {
+  auto* connection = &c;
+  beast::tcp_stream& lowest = beast::get_lowest_layer(stream);
+  constexpr bool kSecure = std::is_same_v<Stream, Connection::TlsStream>;
   beast::flat_buffer buffer;
   bool first = true;
   while (!stopping_) {
@@ -149,18 +191,18 @@ asio::awaitable<void> Server::serve(std::shared_ptr<Connection> connection) {
     http::request_parser<http::empty_body> head;
     head.header_limit(16 * 1024);
     head.body_limit(boost::none);  // checked below, against the limit of the route's kind
-    stream.expires_after(first ? options_.request_timeout : options_.idle_timeout);
+    lowest.expires_after(first ? options_.request_timeout : options_.idle_timeout);
     first = false;
     auto [ec, bytes] = co_await http::async_read_header(stream, buffer, head, as_tuple_awaitable);
     (void)bytes;
     if (ec) {
       if (ec == http::error::header_limit) {
-        co_await write_problem(*connection, http::status::request_header_fields_too_large,
+        co_await write_problem(stream, http::status::request_header_fields_too_large,
                                "the request header is larger than 16 KiB");
       } else if (ec != http::error::end_of_stream && ec != beast::error::timeout &&
                  ec != asio::error::operation_aborted && ec != asio::error::connection_reset &&
-                 ec != asio::error::eof) {
-        co_await write_problem(*connection, http::status::bad_request,
+                 ec != asio::error::eof && ec != asio::ssl::error::stream_truncated) {
+        co_await write_problem(stream, http::status::bad_request,
                                "malformed HTTP request: " + ec.message());
       }
       break;
@@ -168,14 +210,14 @@ asio::awaitable<void> Server::serve(std::shared_ptr<Connection> connection) {
     const bool streams = api_.streams_body(head.get().method(), head.get().target());
     const std::uint64_t limit = streams ? options_.upload_limit : options_.body_limit;
     if (const auto length = head.content_length(); length && *length > limit) {
-      co_await write_problem(*connection, http::status::payload_too_large,
+      co_await write_problem(stream, http::status::payload_too_large,
                              "the request body is larger than " + std::to_string(limit) + " bytes");
       break;
     }
     if (expects_continue(head.get())) {
       // curl waits a second for this before it sends a body of more than a kilobyte.
       http::response<http::empty_body> go_on{http::status::continue_, head.get().version()};
-      stream.expires_after(options_.write_timeout);
+      lowest.expires_after(options_.write_timeout);
       auto [continue_ec, sent] = co_await http::async_write(stream, go_on, as_tuple_awaitable);
       (void)sent;
       if (continue_ec) break;
@@ -186,54 +228,51 @@ asio::awaitable<void> Server::serve(std::shared_ptr<Connection> connection) {
     if (streams) {
       http::request_parser<http::buffer_body> parser(std::move(head));
       parser.body_limit(limit);
-      ParserBodyReader reader(stream, buffer, parser, options_.request_timeout);
+      ParserBodyReader<Stream> reader(stream, buffer, parser, options_.request_timeout);
       Request request(parser.get().base());
-      stream.expires_never();
-      auto handling = api_.handle(std::move(request), connection->peer, &reader);
+      lowest.expires_never();
+      auto handling = api_.handle(std::move(request), connection->peer, &reader, kSecure);
       reply = co_await std::move(handling);
       // A body the handler did not read to its end cannot be skipped reliably: close after.
       if (!parser.is_done()) keep_alive = false;
     } else {
       http::request_parser<http::string_body> parser(std::move(head));
       parser.body_limit(limit);
-      stream.expires_after(options_.request_timeout);
+      lowest.expires_after(options_.request_timeout);
       auto [body_ec, body_bytes] =
           co_await http::async_read(stream, buffer, parser, as_tuple_awaitable);
       (void)body_bytes;
       if (body_ec) {
         if (body_ec == http::error::body_limit)
           co_await write_problem(
-              *connection, http::status::payload_too_large,
+              stream, http::status::payload_too_large,
               "the request body is larger than " + std::to_string(limit) + " bytes");
         else if (body_ec != beast::error::timeout && body_ec != asio::error::connection_reset &&
                  body_ec != asio::error::eof && body_ec != http::error::end_of_stream)
-          co_await write_problem(*connection, http::status::bad_request,
+          co_await write_problem(stream, http::status::bad_request,
                                  "malformed HTTP request: " + body_ec.message());
         break;
       }
-      stream.expires_never();  // the handler's own time is bounded by its database work
-      auto handling = api_.handle(parser.release(), connection->peer);
+      lowest.expires_never();  // the handler's own time is bounded by its database work
+      auto handling = api_.handle(parser.release(), connection->peer, nullptr, kSecure);
       reply = co_await std::move(handling);
     }
     reply.response.keep_alive(keep_alive && !stopping_);
-    const bool written = co_await write_reply(*connection, reply);
+    const bool written = co_await write_reply(*connection, stream, reply);
     connection->busy = false;
     if (!written || !reply.response.keep_alive()) break;
   }
-  boost::system::error_code ignored;
-  stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
-  stream.close();
-  forget(connection);
 }
 
-asio::awaitable<void> Server::write_problem(Connection& connection, http::status status,
+template <class Stream>
+asio::awaitable<void> Server::write_problem(Stream& stream, http::status status,
                                             std::string detail) {
   // The rest of the request is not read: answer and close.
   ProblemContext pctx{"", "", 11};
   auto res = problem(status, detail, pctx);
   res.keep_alive(false);
-  connection.stream.expires_after(options_.write_timeout);
-  auto [ec, written] = co_await http::async_write(connection.stream, res, as_tuple_awaitable);
+  beast::get_lowest_layer(stream).expires_after(options_.write_timeout);
+  auto [ec, written] = co_await http::async_write(stream, res, as_tuple_awaitable);
   (void)ec;
   (void)written;
 }
@@ -242,13 +281,14 @@ namespace {
 
 // The pieces of a streamed body as the source gives them; false when the connection broke or the
 // source failed (the client then sees a short body).
-asio::awaitable<bool> write_pieces(beast::tcp_stream& stream, Reply& reply,
+template <class Stream>
+asio::awaitable<bool> write_pieces(Stream& stream, Reply& reply,
                                    std::chrono::milliseconds write_timeout) {
   http::response<http::buffer_body> res{reply.response.base()};
   res.body().data = nullptr;
   res.body().more = true;
   http::response_serializer<http::buffer_body> serializer{res};
-  stream.expires_after(write_timeout);
+  beast::get_lowest_layer(stream).expires_after(write_timeout);
   auto [header_ec, header_bytes] =
       co_await http::async_write_header(stream, serializer, as_tuple_awaitable);
   (void)header_bytes;
@@ -260,7 +300,7 @@ asio::awaitable<bool> write_pieces(beast::tcp_stream& stream, Reply& reply,
     res.body().data = last ? nullptr : piece.data();
     res.body().size = piece.size();
     res.body().more = !last;
-    stream.expires_after(write_timeout);
+    beast::get_lowest_layer(stream).expires_after(write_timeout);
     auto [ec, written] = co_await http::async_write(stream, serializer, as_tuple_awaitable);
     (void)written;
     if (ec == http::error::need_buffer) ec = {};
@@ -271,10 +311,11 @@ asio::awaitable<bool> write_pieces(beast::tcp_stream& stream, Reply& reply,
 
 }  // namespace
 
-asio::awaitable<bool> Server::write_reply(Connection& connection, Reply& reply) {
-  auto& stream = connection.stream;
+template <class Stream>
+asio::awaitable<bool> Server::write_reply(Connection& connection, Stream& stream, Reply& reply) {
+  beast::tcp_stream& lowest = beast::get_lowest_layer(stream);
   if (!reply.body) {
-    stream.expires_after(options_.write_timeout);
+    lowest.expires_after(options_.write_timeout);
     auto [ec, written] = co_await http::async_write(stream, reply.response, as_tuple_awaitable);
     (void)written;
     co_return !ec;
@@ -288,7 +329,7 @@ asio::awaitable<bool> Server::write_reply(Connection& connection, Reply& reply) 
       reply.response.keep_alive(false);
     // Each piece is an event someone waits for: out now, not when Nagle sees fit.
     boost::system::error_code ignored;
-    stream.socket().set_option(tcp::no_delay(true), ignored);
+    lowest.socket().set_option(tcp::no_delay(true), ignored);
   }
   connection.streaming = reply.body;
   if (stopping_) reply.body->finish();  // the shutdown came while the handler ran
@@ -326,9 +367,9 @@ void Server::shutdown(std::function<void()> done) {
   // Idle connections are closed now; busy ones finish their request and then close, and a body
   // without an end of its own (an event stream) ends now.
   for (auto& c : open)
-    asio::post(c->stream.get_executor(), [c] {
+    asio::post(c->lowest().get_executor(), [c] {
       boost::system::error_code ignored;
-      if (!c->busy) c->stream.socket().cancel(ignored);
+      if (!c->busy) c->lowest().socket().cancel(ignored);
       if (c->streaming) c->streaming->finish();
     });
   maybe_finish_shutdown();
@@ -346,9 +387,9 @@ std::function<void(boost::system::error_code)> Server::close_after_grace() {
     if (!left.empty())
       log::warn("closing connections still open after the grace period", {{"count", left.size()}});
     for (auto& c : left)
-      asio::post(c->stream.get_executor(), [c] {
+      asio::post(c->lowest().get_executor(), [c] {
         boost::system::error_code ignored;
-        c->stream.socket().cancel(ignored);
+        c->lowest().socket().cancel(ignored);
         if (c->streaming) c->streaming->finish();
       });
   };

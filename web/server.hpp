@@ -5,6 +5,7 @@
 #include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
 #include <boost/asio/strand.hpp>
 #include <chrono>
 #include <functional>
@@ -25,6 +26,8 @@ struct ServerOptions {
   std::chrono::milliseconds idle_timeout{60'000};     // between keep-alive requests
   std::chrono::milliseconds write_timeout{30'000};
   std::chrono::milliseconds shutdown_grace{10'000};  // for requests in flight at shutdown
+  // HTTPS with this context (see make_server_tls_context); null: plain HTTP.
+  std::shared_ptr<asio::ssl::context> tls;
 };
 
 // "127.0.0.1:8080", "[::1]:8080", ":8080" (all addresses); throws ironhold::Error (invalid).
@@ -45,12 +48,18 @@ class Server {
 
  private:
   asio::awaitable<void> accept_loop();
+  // A connection's life: the TLS handshake when the server has a certificate, its requests, the
+  // close.
   asio::awaitable<void> serve(std::shared_ptr<Connection> connection);
+  // Request after request on one connection, plain or TLS (`Stream`), until one is the last.
+  template <class Stream>
+  asio::awaitable<void> serve_requests(Connection& connection, Stream& stream);
   // Answers a request that is not read to its end (too big, malformed); the connection closes.
-  asio::awaitable<void> write_problem(Connection& connection, http::status status,
-                                      std::string detail);
+  template <class Stream>
+  asio::awaitable<void> write_problem(Stream& stream, http::status status, std::string detail);
   // Writes the reply (its streamed body too); false when the connection broke.
-  asio::awaitable<bool> write_reply(Connection& connection, Reply& reply);
+  template <class Stream>
+  asio::awaitable<bool> write_reply(Connection& connection, Stream& stream, Reply& reply);
   void forget(const std::shared_ptr<Connection>& connection);
   void maybe_finish_shutdown();
   std::function<void(boost::system::error_code)> close_after_grace();

@@ -1,6 +1,7 @@
 #pragma once
 // What handlers reach: the stores, and a pool of threads for blocking database work, so that no
 // network thread ever waits on PostgreSQL.
+#include <atomic>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -10,6 +11,7 @@
 #include "inventory/db/audit_store.hpp"
 #include "inventory/db/baseline_store.hpp"
 #include "inventory/db/cloud_account_store.hpp"
+#include "inventory/db/export_store.hpp"
 #include "inventory/db/firmware_image_store.hpp"
 #include "inventory/db/hardware_store.hpp"
 #include "inventory/db/lifecycle_store.hpp"
@@ -31,6 +33,12 @@ class TaskEngine;
 }  // namespace ironhold
 
 namespace ironhold::web {
+
+// How many exports run at once on this instance: as many as its export pool has connections.
+struct ExportBudget {
+  std::atomic<int> running{0};
+  int limit = 2;
+};
 
 struct Services {
   db::Database& database;
@@ -66,6 +74,14 @@ struct Services {
   db::BaselineStore* baselines = nullptr;
   // Console sign-in sessions (cookies); null: only Bearer tokens are taken.
   db::SessionStore* sessions = nullptr;
+  // Where this instance anchors the audit chain's head outside the database (null: nowhere); the
+  // verifier checks the chain reaches the newest head anchored there.
+  const audit::AnchorFile* audit_anchor = nullptr;
+  // Exports read through a pool of their own, so that a long one never takes the connections the
+  // poller and the API need (null: 503).
+  db::Database* export_database = nullptr;
+  db::ExportManifestStore* export_manifests = nullptr;
+  ExportBudget* export_budget = nullptr;
 
   // Runs fn() on the blocking pool (see on_pool).
   template <class Fn>

@@ -1,5 +1,6 @@
 #include "app/cli/client_options.hpp"
 
+#include <algorithm>
 #include <iostream>
 
 #include "app/cli/table.hpp"
@@ -30,8 +31,14 @@ std::vector<Option> client_options() {
   };
 }
 
+// A command's own option wins over a client option of the same name (`export --output FILE`).
 std::vector<Option> with_client_options(std::vector<Option> own) {
-  for (auto& o : client_options()) own.push_back(std::move(o));
+  for (auto& o : client_options()) {
+    const bool taken = std::any_of(own.begin(), own.end(), [&](const Option& mine) {
+      return mine.name == o.name || (o.short_name && mine.short_name == o.short_name);
+    });
+    if (!taken) own.push_back(std::move(o));
+  }
   return own;
 }
 

@@ -3,6 +3,7 @@
 #include <curl/curl.h>
 #include <sys/stat.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -277,6 +278,105 @@ ApiError api_error(const HttpResponse& response) {
       message += ": " + response.body;
   }
   return ApiError(response.status, std::move(message), std::move(field), std::move(request_id));
+}
+
+namespace {
+
+// Where a download's bytes go: the file for a success answer, else a bounded buffer for the
+// problem document.
+struct DownloadSink {
+  CURL* curl = nullptr;
+  std::FILE* out = nullptr;
+  std::string error_body;
+  long long bytes = 0;
+  bool write_failed = false;
+  std::map<std::string, std::string> headers;
+};
+
+size_t write_download(char* data, size_t size, size_t count, void* user) {
+  auto* sink = static_cast<DownloadSink*>(user);
+  const size_t n = size * count;
+  long status = 0;
+  curl_easy_getinfo(sink->curl, CURLINFO_RESPONSE_CODE, &status);
+  if (status >= 300) {
+    if (sink->error_body.size() + n > (1u << 20)) return 0;
+    sink->error_body.append(data, n);
+    return n;
+  }
+  if (std::fwrite(data, 1, n, sink->out) != n) {
+    sink->write_failed = true;
+    return 0;
+  }
+  sink->bytes += static_cast<long long>(n);
+  return n;
+}
+
+size_t read_header(char* data, size_t size, size_t count, void* user) {
+  auto* sink = static_cast<DownloadSink*>(user);
+  const std::string_view line(data, size * count);
+  const auto colon = line.find(':');
+  if (colon != std::string_view::npos) {
+    std::string name(line.substr(0, colon));
+    for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    std::string_view value = line.substr(colon + 1);
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
+      value.remove_prefix(1);
+    while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' '))
+      value.remove_suffix(1);
+    sink->headers[name] = std::string(value);
+  }
+  return size * count;
+}
+
+}  // namespace
+
+HttpClient::Download HttpClient::download(std::string_view target, std::FILE* out) {
+  CURL* c = handle_->curl.get();
+  curl_easy_reset(c);
+  const std::string url = settings_.base_url + std::string(target);
+  DownloadSink sink;
+  sink.curl = c;
+  sink.out = out;
+  char errbuf[CURL_ERROR_SIZE] = {};
+  Slist headers;
+  add_header(headers, "Accept: */*");
+  if (settings_.token) add_header(headers, "Authorization: Bearer " + *settings_.token);
+  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.get());
+  curl_easy_setopt(c, CURLOPT_USERAGENT, "ironhold-cli/0.1");
+  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &write_download);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, &sink);
+  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, &read_header);
+  curl_easy_setopt(c, CURLOPT_HEADERDATA, &sink);
+  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, static_cast<long>(settings_.connect_timeout.count()));
+  // An export takes as long as it takes; one that stalls for a minute is given up.
+  curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 60L);
+  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+  if (settings_.ca_file) curl_easy_setopt(c, CURLOPT_CAINFO, settings_.ca_file->c_str());
+  const CURLcode rc = curl_easy_perform(c);
+  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, nullptr);
+  Download result;
+  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &result.status);
+  if (rc != CURLE_OK) {
+    if (sink.write_failed)
+      throw TransportError("cannot write the download: " + std::string(std::strerror(errno)));
+    const std::string reason = errbuf[0] ? errbuf : curl_easy_strerror(rc);
+    throw TransportError("the download from " + settings_.base_url + " broke off: " + reason);
+  }
+  if (result.status >= 300) {
+    HttpResponse r;
+    r.status = result.status;
+    r.body = std::move(sink.error_body);
+    r.content_type = sink.headers.count("content-type") ? sink.headers["content-type"] : "";
+    throw api_error(r);
+  }
+  result.headers = std::move(sink.headers);
+  result.bytes = sink.bytes;
+  return result;
 }
 
 }  // namespace ironhold::cli

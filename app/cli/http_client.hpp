@@ -5,6 +5,8 @@
 // timeout, TLS) become TransportError naming the URL that could not be reached.
 #include <chrono>
 #include <cstddef>
+#include <cstdio>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -73,6 +75,17 @@ class HttpClient {
   // No overall time limit: only a transfer stalled for a minute is given up.
   nlohmann::json post_file(std::string_view target, const std::string& path,
                            const std::vector<std::string>& headers);
+
+  // GETs `target` and writes a success answer's body to `out` as it arrives (an export of
+  // 100,000 nodes is never held whole); returns the answer's headers (names in lower case) and
+  // the byte count. Throws ApiError for a status >= 400 (its body is read as a problem), and
+  // TransportError when the body breaks off or `out` cannot be written.
+  struct Download {
+    long status = 0;
+    std::map<std::string, std::string> headers;
+    long long bytes = 0;
+  };
+  Download download(std::string_view target, std::FILE* out);
 
   const std::string& base_url() const noexcept { return settings_.base_url; }
 

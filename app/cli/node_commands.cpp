@@ -35,7 +35,11 @@ std::optional<std::string> read_password(const Args& args) {
   return line;
 }
 
-std::vector<Option> list_options() {
+}  // namespace
+
+namespace node {
+
+std::vector<Option> selector_options() {
   std::vector<Option> o = {
       make_option("source", "SOURCE", "Only nodes from this source: bmc or cloud."),
       make_option("driver", "DRIVER", "Only nodes with this driver."),
@@ -48,12 +52,21 @@ std::vector<Option> list_options() {
       make_option("site", "SITE", "Only nodes at this site."),
       make_option("rack", "RACK", "Only nodes in this rack."),
       make_option("search", "TEXT", "Only nodes whose name contains TEXT."),
-      make_option("sort", "FIELD",
-                  "name, health, power_state, last_seen or created_at; - reverses."),
-      make_option("limit", "N",
-                  "Show at most N nodes (default: all of them, fetched page by page)."),
   };
   o[9].short_name = 'q';
+  return o;
+}
+
+}  // namespace node
+
+namespace {
+
+std::vector<Option> list_options() {
+  std::vector<Option> o = node::selector_options();
+  o.push_back(make_option("sort", "FIELD",
+                          "name, health, power_state, last_seen or created_at; - reverses."));
+  o.push_back(make_option("limit", "N",
+                          "Show at most N nodes (default: all of them, fetched page by page)."));
   return o;
 }
 

@@ -24,6 +24,10 @@ Args make_args(std::string_view subcommand);
 
 // "?health=ok&tag=rack%3Ar1..." for `node list` (empty when there is no filter).
 std::string list_query(const Args& list_args);
+// The node selectors alone (--health, --site, --tag, ...), as `node list` and `export` take them,
+// and their query string.
+std::vector<Option> selector_options();
+std::string selector_query(const Args& args);
 // The POST body for `node enroll`; the password comes separately (it may come from stdin).
 nlohmann::json enroll_body(const Args& enroll_args, const std::optional<std::string>& password);
 // The PATCH body for `node set`; throws UsageError when it would change nothing.

@@ -149,12 +149,12 @@ json option_value(std::string_view key, std::string_view value) {
   return suites;
 }
 
-std::string list_query(const Args& args) {
+std::string selector_query(const Args& args) {
   std::string q;
   auto add = [&q](std::string_view key, const std::string& value) {
     q += (q.empty() ? "?" : "&") + std::string(key) + "=" + url_encode(value);
   };
-  for (const char* name : {"source", "driver", "health", "lifecycle", "site", "rack", "sort"})
+  for (const char* name : {"source", "driver", "health", "lifecycle", "site", "rack"})
     if (auto v = args.get(name)) add(name, *v);
   if (auto v = args.get("power-state")) add("power_state", *v);
   if (auto v = args.get("search")) add("q", *v);
@@ -176,6 +176,15 @@ std::string list_query(const Args& args) {
     }
     add("tag", tag);
   }
+  return q;
+}
+
+std::string list_query(const Args& args) {
+  std::string q = selector_query(args);
+  auto add = [&q](std::string_view key, const std::string& value) {
+    q += (q.empty() ? "?" : "&") + std::string(key) + "=" + url_encode(value);
+  };
+  if (auto v = args.get("sort")) add("sort", *v);
   if (auto limit = args.get("limit")) {
     const long long n = parse_int(*limit, "--limit");
     if (n < 1) throw UsageError("--limit must be at least 1");

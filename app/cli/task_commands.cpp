@@ -2,9 +2,9 @@
 #include "app/cli/task_commands.hpp"
 
 #include <iostream>
-#include <set>
 
 #include "app/cli/client_options.hpp"
+#include "app/cli/paging.hpp"
 #include "app/cli/subcommands.hpp"
 #include "app/cli/table.hpp"
 #include "app/cli/task_wait.hpp"
@@ -78,19 +78,7 @@ int list(const Args& a) {
     }
   }
   HttpClient client = make_client(a);
-  std::vector<json> items;
-  std::set<std::string> cursors;
-  std::string target = "/api/v1/tasks" + query;
-  while (items.size() < want) {
-    const json page = client.get(target);
-    for (const auto& item : page.value("items", json::array())) {
-      if (items.size() >= want) break;
-      items.push_back(item);
-    }
-    const std::string next = field_text(page, "next");
-    if (next.empty() || !cursors.insert(next).second) break;
-    target = "/api/v1/tasks?cursor=" + url_encode(next);
-  }
+  const std::vector<json> items = fetch_items(client, "/api/v1/tasks", query, want);
   if (format == OutputFormat::json) {
     print_json(json(items));
     return kExitOk;

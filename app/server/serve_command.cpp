@@ -15,6 +15,7 @@
 #include "app/server/service_host.hpp"
 #include "inventory/model/pxe_image.hpp"
 #include "inventory/util/log.hpp"
+#include "web/tls_context.hpp"
 
 namespace ironhold::app {
 namespace {
@@ -27,11 +28,22 @@ std::vector<cli::Option> serve_options() {
                      "the base URL BMCs and installers reach this server at (default: the listen "
                      "address, unless that is every address)",
                      "IRONHOLD_ADVERTISE_URL", "", "URL"});
+  options.push_back({"tls-cert", 0, true, false,
+                     "serve HTTPS with this PEM certificate chain (with --tls-key)",
+                     "IRONHOLD_TLS_CERT", "", "FILE"});
+  options.push_back({"tls-key", 0, true, false, "the certificate's PEM private key",
+                     "IRONHOLD_TLS_KEY", "", "FILE"});
+  options.push_back({"http-redirect", 0, true, false,
+                     "also listen for plain HTTP here, only to redirect to HTTPS (with --tls-cert)",
+                     "IRONHOLD_HTTP_REDIRECT", "", "HOST:PORT"});
   options.push_back({"threads", 0, true, false, "I/O threads (default: one per core)",
                      "IRONHOLD_THREADS", "", "N"});
   options.push_back({"db-connections", 0, true, false,
                      "database connections (and threads for database work)",
                      "IRONHOLD_DB_CONNECTIONS", "4", "N"});
+  options.push_back({"export-connections", 0, true, false,
+                     "database connections of their own for exports (exports running at once)",
+                     "IRONHOLD_EXPORT_CONNECTIONS", "2", "N"});
   options.push_back({"body-limit", 0, true, false, "largest request body, bytes",
                      "IRONHOLD_BODY_LIMIT", "1048576", "BYTES"});
   options.push_back({"request-timeout", 0, true, false, "time to read one request, ms",
@@ -39,8 +51,8 @@ std::vector<cli::Option> serve_options() {
   options.push_back({"idle-timeout", 0, true, false, "keep-alive idle time, ms",
                      "IRONHOLD_IDLE_TIMEOUT_MS", "60000", "MS"});
   options.push_back({"shutdown-grace", 0, true, false,
-                     "time for requests, polls and task steps in flight at shutdown, ms", "IRONHOLD_SHUTDOWN_GRACE_MS",
-                     "10000", "MS"});
+                     "time for requests, polls and task steps in flight at shutdown, ms",
+                     "IRONHOLD_SHUTDOWN_GRACE_MS", "10000", "MS"});
   options.push_back({"sensor-retention-days", 0, true, false, "days of sensor readings to keep",
                      "IRONHOLD_SENSOR_RETENTION_DAYS", "30", "DAYS"});
   options.push_back({"maintenance-interval", 0, true, false, "database housekeeping interval, ms",
@@ -147,6 +159,11 @@ int serve_with(const cli::Args& args, bool demo) {
   ServiceConfig config;
   config.database_url = target.runtime_url;
   config.master_key = load_master_key_for(args, target);
+  config.master_key_file = master_key_path_for(args, target);
+  config.audit_key = load_audit_key_for(args, target);
+  std::error_code made;
+  std::filesystem::create_directories(target.data_dir, made);
+  config.audit_anchor_file = target.data_dir / "audit-anchor";
   config.listen = args.value_or("listen", "127.0.0.1:8080");
   config.advertise_url = args.value_or("advertise-url", "");
   if (!config.advertise_url.empty())
@@ -155,6 +172,7 @@ int serve_with(const cli::Args& args, bool demo) {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   config.io_threads = int_option(args, "threads", cores, 1, 256);
   config.database_connections = int_option(args, "db-connections", 4, 1, 100);
+  config.export_connections = int_option(args, "export-connections", 2, 1, 32);
   config.server.body_limit =
       static_cast<std::size_t>(int_option(args, "body-limit", 1 << 20, 1024, 1 << 30));
   config.server.request_timeout =
@@ -163,6 +181,14 @@ int serve_with(const cli::Args& args, bool demo) {
       std::chrono::milliseconds(int_option(args, "idle-timeout", 60000, 1, 3600000));
   config.server.shutdown_grace =
       std::chrono::milliseconds(int_option(args, "shutdown-grace", 10000, 0, 3600000));
+  const std::string tls_cert = args.value_or("tls-cert", ""),
+                    tls_key = args.value_or("tls-key", "");
+  if (tls_cert.empty() != tls_key.empty())
+    throw cli::UsageError("--tls-cert and --tls-key go together");
+  if (!tls_cert.empty()) config.server.tls = web::make_server_tls_context(tls_cert, tls_key);
+  config.http_redirect_listen = args.value_or("http-redirect", "");
+  if (!config.http_redirect_listen.empty() && !config.server.tls)
+    throw cli::UsageError("--http-redirect redirects to HTTPS: give --tls-cert and --tls-key too");
 
   config.retention.sensor_days = int_option(args, "sensor-retention-days", 30, 1, 3650);
   config.maintenance_interval =
@@ -200,7 +226,7 @@ int serve_with(const cli::Args& args, bool demo) {
   ServiceHost host(config);
   if (demo) seed_demo_fleet(host, *demo_fleet);
   const auto endpoint = host.start();
-  const std::string url = "http://" +
+  const std::string url = std::string(config.server.tls ? "https://" : "http://") +
                           (endpoint.address().is_v6() ? "[" + endpoint.address().to_string() + "]"
                                                       : endpoint.address().to_string()) +
                           ":" + std::to_string(endpoint.port());

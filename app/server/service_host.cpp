@@ -12,7 +12,9 @@ namespace ironhold::app {
 ServiceHost::ServiceHost(const ServiceConfig& config)
     : config_(config),
       database_(std::make_unique<db::Database>(
-          db::DatabaseOptions{config.database_url, config.database_connections})),
+          db::DatabaseOptions{.url = config.database_url,
+                              .pool_size = config.database_connections,
+                              .audit_key = config.audit_key})),
       box_(config.master_key),
       nodes_(std::make_unique<db::NodeStore>(*database_, box_)),
       tokens_(std::make_unique<db::TokenStore>(*database_)),
@@ -31,6 +33,18 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
       io_(config.io_threads),
       blocking_pool_(static_cast<std::size_t>(config.database_connections)),
       prober_(config.probe) {
+  if (!config.master_key_file.empty()) {
+    // Mid-rotation the file holds an older key too: every value opens from the start.
+    box_.set_source([file = config.master_key_file]() -> std::optional<crypto::Keyring> {
+      try {
+        return crypto::load_master_keyring(file, false);
+      } catch (const std::exception& e) {
+        log::warn("cannot read the master key file again", {{"error", e.what()}});
+        return std::nullopt;
+      }
+    });
+    box_.refresh();
+  }
   redfish_ = std::make_unique<bmc::redfish::RedfishDriver>(io_.get_executor());
   ipmi_ = std::make_unique<bmc::ipmi::IpmiDriver>(io_.get_executor());
   if (config.poller_enabled) {
@@ -72,6 +86,19 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
                                                             rollouts_.get(),
                                                             baselines_.get(),
                                                             sessions_.get()});
+  if (config.export_connections > 0) {
+    export_database_ = std::make_unique<db::Database>(
+        db::DatabaseOptions{.url = config.database_url, .pool_size = config.export_connections});
+    export_manifests_ = std::make_unique<db::ExportManifestStore>(*database_);
+    export_budget_.limit = config.export_connections;
+    services_->export_database = export_database_.get();
+    services_->export_manifests = export_manifests_.get();
+    services_->export_budget = &export_budget_;
+  }
+  if (!config.audit_anchor_file.empty()) {
+    audit_anchor_ = std::make_unique<audit::AnchorFile>(config.audit_anchor_file);
+    services_->audit_anchor = audit_anchor_.get();
+  }
   api_ = std::make_unique<web::Api>(*services_);
   web::register_all_routes(*api_);
   server_ = std::make_unique<web::Server>(io_, *api_, config.server);
@@ -95,8 +122,13 @@ ServiceHost::~ServiceHost() {
 
 boost::asio::ip::tcp::endpoint ServiceHost::start() {
   auto endpoint = server_->listen(web::parse_listen_address(config_.listen));
+  if (!config_.http_redirect_listen.empty()) {
+    redirect_ = std::make_unique<web::RedirectServer>(io_, endpoint.port());
+    redirect_endpoint_ = redirect_->listen(web::parse_listen_address(config_.http_redirect_listen));
+  }
   advertise(endpoint);
   schedule_maintenance(std::chrono::milliseconds(0));
+  if (audit_anchor_ || !config_.master_key_file.empty()) schedule_upkeep(config_.upkeep_interval);
   if (poller_) poller_->start();
   if (cloud_sync_) cloud_sync_->start();
   if (task_engine_) task_engine_->start();
@@ -113,7 +145,8 @@ void ServiceHost::advertise(const boost::asio::ip::tcp::endpoint& bound) {
   if (url.empty() && !bound.address().is_unspecified()) {
     const std::string host = bound.address().is_v6() ? "[" + bound.address().to_string() + "]"
                                                      : bound.address().to_string();
-    url = "http://" + host + ":" + std::to_string(bound.port());
+    url = std::string(config_.server.tls ? "https://" : "http://") + host + ":" +
+          std::to_string(bound.port());
   }
   services_->advertise_url = url;
   // BMCs that take pushed images get them without a URL; the others' updates fail saying that
@@ -162,10 +195,39 @@ void ServiceHost::schedule_maintenance(std::chrono::milliseconds delay) {
   });
 }
 
+// The audit chain's head, appended to the anchor file whenever it moved: deleting the newest
+// entries (and rewinding the head in the database) is then caught by the verifier, up to the last
+// interval. And the master key file, read again: a rotation's new key is sealed with, and its old
+// one still opens, within a second.
+void ServiceHost::schedule_upkeep(std::chrono::milliseconds delay) {
+  upkeep_timer_.expires_after(delay);
+  upkeep_timer_.async_wait([this](boost::system::error_code ec) {
+    if (ec) return;
+    boost::asio::post(blocking_pool_, [this] {
+      if (audit_anchor_) anchor_audit_head();
+      if (!config_.master_key_file.empty() && box_.refresh())
+        log::info("master keys read again", {{"current_key_id", box_.key_id()}});
+      boost::asio::post(io_, [this] {
+        if (!stopped_) schedule_upkeep(config_.upkeep_interval);
+      });
+    });
+  });
+}
+
+void ServiceHost::anchor_audit_head() {
+  try {
+    const db::ChainHead head = audit_->head();
+    if (head.seq > 0) audit_anchor_->append({head.seq, head.mac_hex, head.at});
+  } catch (const std::exception& e) {
+    log::warn("cannot anchor the audit chain's head; retrying", {{"error", e.what()}});
+  }
+}
+
 void ServiceHost::stop() {
   if (stopped_) return;
   stopped_ = true;
   if (!threads_.empty()) {
+    if (redirect_) redirect_->close();
     std::promise<void> drained;
     server_->shutdown([&drained] { drained.set_value(); });
     drained.get_future().wait();
@@ -181,11 +243,16 @@ void ServiceHost::stop() {
   if (cloud_sync_ && !threads_.empty()) cloud_sync_->stop(grace);
   // What the routes run on threads of their own (discovery) stops while the database is up.
   api_->release_adopted();
-  boost::asio::post(io_, [this] { maintenance_timer_.cancel(); });
+  boost::asio::post(io_, [this] {
+    maintenance_timer_.cancel();
+    upkeep_timer_.cancel();
+  });
   io_.stop();
   for (auto& t : threads_) t.join();
   threads_.clear();
   blocking_pool_.join();
+  // What was audited up to the end, anchored.
+  if (audit_anchor_) anchor_audit_head();
   // Whatever still waits now (requests to BMCs that did not answer within the grace periods) is
   // destroyed here, while what those coroutines refer to exists; the io_context's destructor
   // would do it after the drivers are gone.

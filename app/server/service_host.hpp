@@ -7,7 +7,9 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <chrono>
+#include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -36,6 +38,7 @@
 #include "inventory/tasks/rollout_runner.hpp"
 #include "inventory/tasks/task_engine.hpp"
 #include "web/api.hpp"
+#include "web/redirect_server.hpp"
 #include "web/server.hpp"
 
 namespace ironhold::app {
@@ -43,9 +46,21 @@ namespace ironhold::app {
 struct ServiceConfig {
   std::string database_url;  // the runtime role's connection string
   crypto::Key master_key{};
+  // The file it came from: read again every second, so that a rotation (`ironhold keys rotate`)
+  // reaches a running service. Empty: the key above only.
+  std::filesystem::path master_key_file;
+  // Seals the audit chain (see inventory/audit/seal.hpp); kept beside the master key.
+  crypto::Key audit_key{};
+  // The file the audit chain's head is anchored in, outside the database (empty: none), and how
+  // often a moved head is appended to it.
+  std::filesystem::path audit_anchor_file;
+  std::chrono::milliseconds upkeep_interval{1000};
   std::string listen = "127.0.0.1:8080";
+  // With TLS (server.tls): plain HTTP here only redirects to HTTPS; empty: no such listener.
+  std::string http_redirect_listen;
   int io_threads = 2;            // one per core
   int database_connections = 4;  // and as many threads for database work
+  int export_connections = 2;    // a pool of its own: exports running at once
   web::ServerOptions server;
   bmc::ProbeOptions probe;  // how enrolling a bare host (driver auto) probes it
   db::RetentionPolicy retention;
@@ -82,6 +97,10 @@ class ServiceHost {
   db::Database& database() { return *database_; }
   // The executor the network work runs on (for callers that start coroutines on it: tests).
   boost::asio::any_io_executor io_executor() { return io_.get_executor(); }
+  // Where --http-redirect listens, once started (port 0 picks one).
+  std::optional<boost::asio::ip::tcp::endpoint> redirect_endpoint() const {
+    return redirect_endpoint_;
+  }
   db::NodeStore& nodes() { return *nodes_; }
   db::TokenStore& tokens() { return *tokens_; }
   db::AuditStore& audit() { return *audit_; }
@@ -103,11 +122,17 @@ class ServiceHost {
 
  private:
   void schedule_maintenance(std::chrono::milliseconds delay);
+  // Every second: the audit head anchored, the master key file read again.
+  void schedule_upkeep(std::chrono::milliseconds delay);
+  void anchor_audit_head();
   void advertise(const boost::asio::ip::tcp::endpoint& bound);
   std::map<std::string, CloudDriver*> make_cloud_drivers();
 
   ServiceConfig config_;
   std::unique_ptr<db::Database> database_;
+  // Exports' own pool; declared early so that it outlives the threads a cursor may be freed on.
+  std::unique_ptr<db::Database> export_database_;
+  std::unique_ptr<db::ExportManifestStore> export_manifests_;
   crypto::SecretBox box_;
   std::unique_ptr<db::NodeStore> nodes_;
   std::unique_ptr<db::TokenStore> tokens_;
@@ -143,7 +168,12 @@ class ServiceHost {
   std::unique_ptr<web::Services> services_;
   std::unique_ptr<web::Api> api_;
   std::unique_ptr<web::Server> server_;
+  std::unique_ptr<web::RedirectServer> redirect_;
+  std::optional<boost::asio::ip::tcp::endpoint> redirect_endpoint_;
   boost::asio::steady_timer maintenance_timer_{io_};
+  std::unique_ptr<audit::AnchorFile> audit_anchor_;
+  web::ExportBudget export_budget_;
+  boost::asio::steady_timer upkeep_timer_{io_};
   std::vector<std::thread> threads_;
   std::atomic<bool> stopped_{false};
 };

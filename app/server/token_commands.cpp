@@ -16,10 +16,17 @@ namespace ironhold::app {
 namespace {
 
 nlohmann::json token_json(const db::TokenInfo& t) {
-  auto opt = [](const std::optional<std::string>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
-  return {{"id", t.id}, {"name", t.name}, {"role", to_string(t.role)}, {"prefix", t.prefix},
-          {"created_by", opt(t.created_by)}, {"created_at", opt(t.created_at)},
-          {"expires_at", opt(t.expires_at)}, {"last_used_at", opt(t.last_used_at)},
+  auto opt = [](const std::optional<std::string>& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+  };
+  return {{"id", t.id},
+          {"name", t.name},
+          {"role", to_string(t.role)},
+          {"prefix", t.prefix},
+          {"created_by", opt(t.created_by)},
+          {"created_at", opt(t.created_at)},
+          {"expires_at", opt(t.expires_at)},
+          {"last_used_at", opt(t.last_used_at)},
           {"revoked_at", opt(t.revoked_at)}};
 }
 
@@ -30,7 +37,10 @@ struct TokenDatabase {
 
 TokenDatabase open_tokens(const cli::Args& args) {
   TokenDatabase t{open_database_target(args, true), nullptr};
-  t.database = std::make_unique<db::Database>(db::DatabaseOptions{t.target.runtime_url, 1});
+  t.database = std::make_unique<db::Database>(
+      db::DatabaseOptions{.url = t.target.runtime_url,
+                          .pool_size = 1,
+                          .audit_key = load_audit_key_for(args, t.target)});
   return t;
 }
 
@@ -48,10 +58,12 @@ void audit(db::Database& database, const std::string& action, const db::TokenInf
 
 int create(std::span<const std::string> argv) {
   auto options = database_options();
-  options.push_back({"name", 0, true, false, "a name for the token (unique among active tokens)", "", "", "NAME"});
+  options.push_back({"name", 0, true, false, "a name for the token (unique among active tokens)",
+                     "", "", "NAME"});
   options.push_back({"role", 0, true, false, "viewer, operator, admin or auditor", "", "", "ROLE"});
   options.push_back({"expires", 0, true, false, "expiry time, RFC 3339", "", "", "TIME"});
-  cli::Args args("ironhold token create", "", "Create an API token and print it (only this once)", options);
+  cli::Args args("ironhold token create", "", "Create an API token and print it (only this once)",
+                 options);
   args.parse(argv);
   if (args.help_requested()) return std::cout << args.help_text(), 0;
   const auto name = args.get("name");
@@ -90,8 +102,9 @@ int list(std::span<const std::string> argv) {
   }
   cli::Table table({"ID", "NAME", "ROLE", "PREFIX", "CREATED", "LAST USED", "REVOKED"});
   for (const auto& k : tokens)
-    table.add_row({k.id, k.name, std::string(to_string(k.role)), k.prefix, k.created_at.value_or(""),
-                   k.last_used_at.value_or("-"), k.revoked_at.value_or("-")});
+    table.add_row({k.id, k.name, std::string(to_string(k.role)), k.prefix,
+                   k.created_at.value_or(""), k.last_used_at.value_or("-"),
+                   k.revoked_at.value_or("-")});
   std::cout << table.render();
   return 0;
 }
@@ -100,7 +113,8 @@ int revoke(std::span<const std::string> argv) {
   cli::Args args("ironhold token revoke", "ID|NAME", "Revoke an API token", database_options());
   args.parse(argv);
   if (args.help_requested()) return std::cout << args.help_text(), 0;
-  if (args.positional().size() != 1) throw cli::UsageError("name the token to revoke: its id or name");
+  if (args.positional().size() != 1)
+    throw cli::UsageError("name the token to revoke: its id or name");
   auto t = open_tokens(args);
   const auto revoked = db::TokenStore(*t.database).revoke(args.positional()[0]);
   audit(*t.database, "token.revoke", revoked);

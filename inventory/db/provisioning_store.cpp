@@ -197,7 +197,7 @@ ProvisioningSession ProvisioningStore::complete(const std::string& token,
                      {"image", session.image},
                      {"message", callback.message},
                      {"from", callback.from}};
-    append_audit_entry(tx, entry);
+    append_audit_entry(db_, tx, entry);
     return session;
   });
 }

@@ -43,9 +43,9 @@ void finish_node(pqxx::work& tx, const std::string& rollout, RolloutNode& n, Rol
 
 class Advancer {
  public:
-  Advancer(pqxx::work& tx, const crypto::SecretBox& box, const Refusals& refusals, Rollout& r,
-           RolloutAdvance& totals)
-      : tx_(tx), box_(box), refusals_(refusals), r_(r), totals_(totals) {}
+  Advancer(Database& db, pqxx::work& tx, const crypto::SecretBox& box, const Refusals& refusals,
+           Rollout& r, RolloutAdvance& totals)
+      : db_(db), tx_(tx), box_(box), refusals_(refusals), r_(r), totals_(totals) {}
 
   void run() {
     for (auto& n : r_.nodes) {
@@ -190,7 +190,7 @@ class Advancer {
           "UPDATE firmware_rollouts SET state = 'succeeded', updated_at = now(), "
           "       finished_at = now() WHERE id = $1::uuid",
           r_.id);
-      audit_rollout(tx_, r_, "rollout", "rollout.succeeded", counts());
+      audit_rollout(db_, tx_, r_, "rollout", "rollout.succeeded", counts());
       ++totals_.rollouts_ended;
     } else if (r_.state == RolloutState::aborted) {
       tx_.exec_params(
@@ -219,7 +219,7 @@ class Advancer {
         r_.id, reason);
     json details = counts();
     details["reason"] = reason;
-    audit_rollout(tx_, r_, "rollout", "rollout.halted", std::move(details));
+    audit_rollout(db_, tx_, r_, "rollout", "rollout.halted", std::move(details));
     log::warn("a firmware rollout halted", {{"rollout", r_.id}, {"reason", reason}});
     ++totals_.rollouts_ended;
     changed_ = true;
@@ -234,6 +234,7 @@ class Advancer {
     return out;
   }
 
+  Database& db_;
   pqxx::work& tx_;
   const crypto::SecretBox& box_;
   const Refusals& refusals_;
@@ -264,7 +265,7 @@ RolloutAdvance RolloutStore::advance() {
         auto rollout = read_rollout(tx, id, false);
         if (!rollout) return;
         RolloutAdvance step;
-        Advancer(tx, box_, tasks_.refusals(), *rollout, step).run();
+        Advancer(db_, tx, box_, tasks_.refusals(), *rollout, step).run();
         totals.tasks_created += step.tasks_created;
         totals.nodes_finished += step.nodes_finished;
         totals.rollouts_ended += step.rollouts_ended;

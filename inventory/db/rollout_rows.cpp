@@ -64,7 +64,7 @@ std::vector<RolloutNode> read_rollout_nodes(pqxx::work& tx, const std::string& i
   return nodes;
 }
 
-void audit_rollout(pqxx::work& tx, const Rollout& rollout, const std::string& actor,
+void audit_rollout(Database& db, pqxx::work& tx, const Rollout& rollout, const std::string& actor,
                    const std::string& action, json details) {
   AuditEntry e;
   e.actor = actor;
@@ -74,7 +74,7 @@ void audit_rollout(pqxx::work& tx, const Rollout& rollout, const std::string& ac
   e.target_name = rollout.image_name;
   e.outcome = "ok";
   e.details = std::move(details);
-  append_audit_entry(tx, e);
+  append_audit_entry(db, tx, e);
 }
 
 std::optional<Rollout> read_rollout(pqxx::work& tx, const std::string& id, bool lock) {

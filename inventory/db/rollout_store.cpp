@@ -134,7 +134,7 @@ Rollout RolloutStore::pause(const std::string& id, const std::string& actor) {
       throw conflict("rollout " + id + " is " + std::string(to_string(r.state)) +
                      ": only a running rollout can be paused");
     set_state(tx, id, RolloutState::paused);
-    audit_rollout(tx, r, actor, "rollout.pause");
+    audit_rollout(db_, tx, r, actor, "rollout.pause");
     return must_read(tx, id, false);
   });
 }
@@ -152,7 +152,7 @@ Rollout RolloutStore::resume(const std::string& id, const std::string& actor) {
         "                        WHERE rollout_id = $1::uuid AND state = 'failed') "
         "WHERE id = $1::uuid",
         id);
-    audit_rollout(tx, r, actor, "rollout.resume",
+    audit_rollout(db_, tx, r, actor, "rollout.resume",
                   {{"from", to_string(r.state)}, {"halt_reason", json_or_null(r.halt_reason)}});
     return must_read(tx, id, false);
   });
@@ -186,7 +186,7 @@ Rollout RolloutStore::abort(const std::string& id, const std::string& actor) {
     tx.exec_params(
         "UPDATE firmware_rollouts SET state = 'aborted', updated_at = now() WHERE id = $1::uuid",
         id);
-    audit_rollout(tx, r, actor, "rollout.abort", {{"from", to_string(r.state)}});
+    audit_rollout(db_, tx, r, actor, "rollout.abort", {{"from", to_string(r.state)}});
     return must_read(tx, id, false);
   });
 }

@@ -11,6 +11,7 @@
 #include "inventory/db/node_secrets.hpp"
 #include "inventory/db/task_insert.hpp"
 #include "inventory/db/task_rows.hpp"
+#include "inventory/db/task_step_audit.hpp"
 #include "inventory/db/transaction.hpp"
 #include "inventory/error.hpp"
 #include "inventory/model/pxe_image.hpp"
@@ -545,11 +546,14 @@ LeaseCheck TaskStore::renew(const std::string& id, const std::string& owner,
 bool TaskStore::save_steps(const std::string& id, const std::string& owner,
                            std::span<const TaskStep> steps) {
   return transact(db_, [&](pqxx::work& tx) {
+    const std::vector<TaskStep> before = stored_steps_for_update(tx, id);
     const auto r = tx.exec_params(
         "UPDATE tasks SET steps = $3::jsonb, updated_at = now() "
         " WHERE id = $1::uuid AND lease_owner = $2 AND state = 'running'",
         id, owner, db_json(steps_to_json(steps)));
-    return r.affected_rows() == 1;
+    if (r.affected_rows() != 1) return false;
+    audit_step_changes(db_, tx, id, before, steps);
+    return true;
   });
 }
 
@@ -560,6 +564,7 @@ bool TaskStore::finish(const std::string& id, const std::string& owner, TaskStat
   const std::optional<std::string> error_text =
       error ? std::optional<std::string>(db_text(*error)) : std::nullopt;
   return transact(db_, [&](pqxx::work& tx) {
+    const std::vector<TaskStep> before = stored_steps_for_update(tx, id);
     const auto r = tx.exec_params(
         "UPDATE tasks SET state = $3, result = $4::jsonb, error = $5, steps = $6::jsonb, "
         "       finished_at = now(), updated_at = now(), lease_owner = NULL, "
@@ -568,6 +573,7 @@ bool TaskStore::finish(const std::string& id, const std::string& owner, TaskStat
         id, owner, std::string(to_string(state)), db_json(result), nullable(error_text),
         db_json(steps_to_json(steps)));
     if (r.affected_rows() != 1) return false;
+    audit_step_changes(db_, tx, id, before, steps);
     const Task task = task_from_row(tx.exec_params1(
         std::string("SELECT ") + task_columns + " FROM tasks t WHERE t.id = $1::uuid", id));
     // A release's cleaning moves the node on (available, or clean_failed), and so does a
@@ -617,7 +623,7 @@ bool TaskStore::finish(const std::string& id, const std::string& owner, TaskStat
                             notes.push_back({{"step", s.name}, {"resolution", *s.in_doubt}});
                         return notes;
                       }()}};
-    append_audit_entry(tx, entry);
+    append_audit_entry(db_, tx, entry);
     return true;
   });
 }

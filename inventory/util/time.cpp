@@ -50,6 +50,9 @@ std::optional<SystemTime> parse_rfc3339(std::string_view s) {
     return std::nullopt;
   if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60)
     return std::nullopt;
+  // The clock counts nanoseconds in 64 bits: 1678 to 2262. Past that a time cannot be held (and
+  // no inventory record is from then).
+  if (year < 1700 || year > 2250) return std::nullopt;
   long micros = 0;
   if (!s.empty() && s.front() == '.') {
     s.remove_prefix(1);
@@ -77,7 +80,8 @@ std::optional<SystemTime> parse_rfc3339(std::string_view s) {
   }
   if (!s.empty()) return std::nullopt;
   using namespace std::chrono;
-  const year_month_day ymd{std::chrono::year(year), std::chrono::month(static_cast<unsigned>(month)),
+  const year_month_day ymd{std::chrono::year(year),
+                           std::chrono::month(static_cast<unsigned>(month)),
                            std::chrono::day(static_cast<unsigned>(day))};
   if (!ymd.ok()) return std::nullopt;
   SystemTime t = sys_days(ymd);

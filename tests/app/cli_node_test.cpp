@@ -38,8 +38,8 @@ TEST_CASE("node list: filters become the API's query parameters", "[cli][node]")
   CHECK(node::list_query(args("list", {"--health", "ok", "--power-state", "on", "-q", "gpu a",
                                        "--sort=-last_seen", "--maintenance", "off", "--tag",
                                        "team:ml", "--tag", "rack=r 1", "--limit", "5000"})) ==
-        "?health=ok&sort=-last_seen&power_state=on&q=gpu%20a&maintenance=false&tag=team%3Aml"
-        "&tag=rack%3Ar%201&limit=1000");
+        "?health=ok&power_state=on&q=gpu%20a&maintenance=false&tag=team%3Aml"
+        "&tag=rack%3Ar%201&sort=-last_seen&limit=1000");
   CHECK_THROWS_AS(node::list_query(args("list", {"--maintenance", "maybe"})), UsageError);
   CHECK_THROWS_AS(node::list_query(args("list", {"--tag", "justakey"})), UsageError);
   CHECK_THROWS_AS(node::list_query(args("list", {"--limit", "0"})), UsageError);

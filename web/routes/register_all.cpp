@@ -16,6 +16,7 @@ void register_all_routes(Api& api) {
   register_node_polling_routes(api);
   register_token_routes(api);
   register_audit_routes(api);
+  register_export_routes(api);
   register_console_routes(api);
   register_session_routes(api);
   register_metrics_routes(api);

@@ -11,6 +11,7 @@ void register_discovery_routes(Api& api);
 void register_cloud_account_routes(Api& api);
 void register_token_routes(Api& api);
 void register_audit_routes(Api& api);
+void register_export_routes(Api& api);
 void register_console_routes(Api& api);
 void register_session_routes(Api& api);
 void register_hardware_routes(Api& api);

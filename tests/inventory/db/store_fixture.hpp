@@ -12,7 +12,8 @@ namespace ironhold::test {
 
 struct StoreFixture {
   TestDatabase database;
-  db::Database db{db::DatabaseOptions{database.url(), 4}};
+  db::Database db{
+      db::DatabaseOptions{.url = database.url(), .pool_size = 4, .audit_key = crypto::Key{7}}};
   crypto::SecretBox box{crypto::Key{}};
   db::NodeStore nodes{db, box};
   db::TaskStore tasks{db, box};

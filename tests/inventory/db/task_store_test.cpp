@@ -291,15 +291,51 @@ TEST_CASE("a finished task leaves an event on its node and an audit entry", "[ta
   const auto audit = f.query(
       "SELECT actor, action, outcome, details::text FROM audit_log "
       "WHERE target_id = '" +
-      node + "'");
+      node + "' AND action = 'task.power'");
   REQUIRE(audit.size() == 1);
   CHECK(audit[0][0].as<std::string>() == "tester");
   CHECK(audit[0][1].as<std::string>() == "task.power");
   CHECK(audit[0][2].as<std::string>() == "failed");
   const json details = json::parse(audit[0][3].as<std::string>());
   CHECK(details["in_doubt"][0]["resolution"] == "resolved by reading the node");
+  // The step that ended with the task is an entry of its own, before the task's.
+  const auto steps = f.query(
+      "SELECT actor, outcome, details->>'step', details->>'task_id', seq < (SELECT seq FROM "
+      "audit_log WHERE action = 'task.power') FROM audit_log WHERE target_id = '" +
+      node + "' AND action = 'task.step'");
+  REQUIRE(steps.size() == 1);
+  CHECK(steps[0][0].as<std::string>() == "tester");
+  CHECK(steps[0][1].as<std::string>() == "succeeded");
+  CHECK(steps[0][2].as<std::string>() == "send");
+  CHECK(steps[0][3].as<std::string>() == t.id);
+  CHECK(steps[0][4].as<bool>());
   const Task ended = f.tasks.get(t.id);
   CHECK(ended.state == TaskState::failed);
   CHECK(ended.finished_at);
   CHECK(ended.steps.size() == 1);
+}
+
+TEST_CASE("each task step sent or ended is audited once, not each time the steps are saved",
+          "[tasks][db][audit]") {
+  Fixture f;
+  const std::string node = f.enroll("gpu-02");
+  const Task t = f.create("gpu-02", {{"action", "cycle"}});
+  REQUIRE(f.tasks.claim("one", 10, 60s).size() == 1);
+  TaskStep check{"check", StepState::running, {}, {}, "reading the power state", {}, nullptr};
+  TaskStep send{"send", StepState::pending, {}, {}, "", {}, nullptr};
+  REQUIRE(f.tasks.save_steps(t.id, "one", std::vector<TaskStep>{check, send}));
+  check.state = StepState::succeeded;
+  send.state = StepState::sending;
+  REQUIRE(f.tasks.save_steps(t.id, "one", std::vector<TaskStep>{check, send}));
+  send.detail = "ResetType=PowerCycle";  // the same states again: nothing new to audit
+  REQUIRE(f.tasks.save_steps(t.id, "one", std::vector<TaskStep>{check, send}));
+  const auto rows = f.query(
+      "SELECT details->>'step', outcome FROM audit_log WHERE action = 'task.step' AND target_id = "
+      "'" +
+      node + "' ORDER BY seq");
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0][0].as<std::string>() == "check");
+  CHECK(rows[0][1].as<std::string>() == "succeeded");
+  CHECK(rows[1][0].as<std::string>() == "send");
+  CHECK(rows[1][1].as<std::string>() == "sending");
 }

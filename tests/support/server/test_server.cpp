@@ -13,6 +13,13 @@ TestServer::TestServer(web::ServerOptions options, bmc::ProbeOptions probe,
   app::ServiceConfig config;
   config.database_url = database_.url();
   crypto::random_bytes(config.master_key);
+  crypto::random_bytes(config.audit_key);
+  std::array<std::uint8_t, 8> tag{};
+  crypto::random_bytes(tag);
+  state_dir_ =
+      std::filesystem::temp_directory_path() / ("ironhold-test-server-" + crypto::to_hex(tag));
+  std::filesystem::create_directories(state_dir_);
+  config.audit_anchor_file = state_dir_ / "audit-anchor";
   config.listen = "127.0.0.1:0";
   config.io_threads = 2;
   config.database_connections = 4;
@@ -36,12 +43,14 @@ TaskEngineOptions TestServer::fast_tasks() {
   return o;
 }
 
-TestServer::~TestServer() {
-  stop();
-}
-
 void TestServer::stop() {
   if (host_) host_->stop();
+}
+
+TestServer::~TestServer() {
+  stop();
+  std::error_code ignored;
+  std::filesystem::remove_all(state_dir_, ignored);
 }
 
 std::string TestServer::url() const {

@@ -1,6 +1,7 @@
 #pragma once
 // A real Ironhold HTTP service on 127.0.0.1:<ephemeral port> over a fresh test database, with a
 // random master key: what the web and CLI tests talk to over real loopback HTTP.
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,10 +34,13 @@ class TestServer {
   std::string token(std::string_view role);
   app::ServiceHost& host() { return *host_; }
   TestDatabase& database() { return database_; }
+  // Where the audit chain's head is anchored, outside the database.
+  std::filesystem::path anchor_file() const { return state_dir_ / "audit-anchor"; }
   // Stops the service gracefully (requests in flight finish); the destructor does it too.
   void stop();
 
  private:
+  std::filesystem::path state_dir_;  // the instance's files (the audit anchor); removed at the end
   TestDatabase database_;
   std::unique_ptr<app::ServiceHost> host_;
   unsigned short port_ = 0;
