@@ -20,6 +20,7 @@
 #include "inventory/db/provisioning_store.hpp"
 #include "inventory/db/rollout_store.hpp"
 #include "inventory/db/session_store.hpp"
+#include "inventory/db/sign_in_throttle.hpp"
 #include "inventory/db/task_store.hpp"
 #include "inventory/db/token_store.hpp"
 #include "inventory/drivers/endpoint_prober.hpp"
@@ -77,6 +78,8 @@ struct Services {
   // Where this instance anchors the audit chain's head outside the database (null: nowhere); the
   // verifier checks the chain reaches the newest head anchored there.
   const audit::AnchorFile* audit_anchor = nullptr;
+  // Failed console sign-ins per source (null: not throttled).
+  db::SignInThrottle* sign_in_throttle = nullptr;
   // Exports read through a pool of their own, so that a long one never takes the connections the
   // poller and the API need (null: 503).
   db::Database* export_database = nullptr;

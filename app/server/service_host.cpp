@@ -29,6 +29,7 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
       rollouts_(std::make_unique<db::RolloutStore>(*database_, box_, *tasks_)),
       baselines_(std::make_unique<db::BaselineStore>(*database_)),
       sessions_(std::make_unique<db::SessionStore>(*database_)),
+      sign_in_throttle_(std::make_unique<db::SignInThrottle>(*database_)),
       url_signer_(config.master_key),
       io_(config.io_threads),
       blocking_pool_(static_cast<std::size_t>(config.database_connections)),
@@ -86,6 +87,7 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
                                                             rollouts_.get(),
                                                             baselines_.get(),
                                                             sessions_.get()});
+  services_->sign_in_throttle = sign_in_throttle_.get();
   if (config.export_connections > 0) {
     export_database_ = std::make_unique<db::Database>(
         db::DatabaseOptions{.url = config.database_url, .pool_size = config.export_connections});
@@ -175,6 +177,7 @@ void ServiceHost::schedule_maintenance(std::chrono::milliseconds delay) {
     boost::asio::post(blocking_pool_, [this] {
       try {
         const auto report = db::run_maintenance(*database_, config_.retention);
+        sign_in_throttle_->prune();
         if (report.partitions_created || report.partitions_dropped ||
             report.idempotency_keys_expired || report.uploads_discarded ||
             report.sessions_removed || report.changes_pruned)

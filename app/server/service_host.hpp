@@ -32,6 +32,7 @@
 #include "inventory/db/poll_store.hpp"
 #include "inventory/db/provisioning_store.hpp"
 #include "inventory/db/rollout_store.hpp"
+#include "inventory/db/sign_in_throttle.hpp"
 #include "inventory/db/task_store.hpp"
 #include "inventory/db/token_store.hpp"
 #include "inventory/poller/poller.hpp"
@@ -147,6 +148,7 @@ class ServiceHost {
   std::unique_ptr<db::RolloutStore> rollouts_;
   std::unique_ptr<db::BaselineStore> baselines_;
   std::unique_ptr<db::SessionStore> sessions_;
+  std::unique_ptr<db::SignInThrottle> sign_in_throttle_;
   crypto::UrlSigner url_signer_;
   // An io_context whose shutdown (destroying every operation and coroutine still pending) can run
   // before the drivers and stores those coroutines refer to are destroyed, not after them.

@@ -5,6 +5,7 @@
 #include "inventory/util/log.hpp"
 #include "web/cookies.hpp"
 #include "web/openapi.hpp"
+#include "web/problem.hpp"
 #include "web/request_context.hpp"
 #include "web/routes/routes.hpp"
 
@@ -58,9 +59,30 @@ asio::awaitable<void> audit_sign_in(Services& s, const RequestContext& ctx, int 
   co_await s.blocking(write);
 }
 
+// 429 with Retry-After: this source failed too often lately.
+Response throttled(const RequestContext& ctx, std::chrono::seconds wait) {
+  Response res = problem(http::status::too_many_requests,
+                         "too many failed sign-ins from this address; try again in " +
+                             std::to_string(wait.count()) + " s",
+                         ProblemContext{ctx.path, ctx.request_id, ctx.request.version()});
+  res.set(http::field::retry_after, std::to_string(wait.count()));
+  return res;
+}
+
 asio::awaitable<Response> sign_in(Services& s, RequestContext& ctx) {
   ctx.only_query({});
   db::SessionStore* store = &sessions_in(s);
+  // Guessing is slowed down per client address, on every instance alike.
+  db::SignInThrottle* throttle = s.sign_in_throttle;
+  const std::string source = "peer:" + (ctx.peer.empty() ? std::string("unknown") : ctx.peer);
+  if (throttle) {
+    auto blocked_for = [throttle, source] { return throttle->blocked_for(source); };
+    const auto blocked = co_await s.blocking(blocked_for);
+    if (blocked) {
+      co_await audit_sign_in(s, ctx, 429, "too many failed sign-ins from this address");
+      co_return throttled(ctx, *blocked);
+    }
+  }
   const json body = ctx.json_body();
   if (!body.is_object() || !body.contains("token") || !body["token"].is_string())
     throw invalid("send {\"token\": \"<an API token>\"}", "token");
@@ -68,6 +90,19 @@ asio::awaitable<Response> sign_in(Services& s, RequestContext& ctx) {
     return s.tokens.authenticate(secret);
   };
   ctx.token = co_await s.blocking(check);
+  if (throttle) {
+    auto count = [throttle, source, ok = ctx.token.has_value()] {
+      if (ok) {
+        throttle->record_success(source);
+        return std::optional<std::chrono::seconds>();
+      }
+      return throttle->record_failure(source);
+    };
+    const auto now_blocked = co_await s.blocking(count);
+    if (now_blocked)
+      log::warn("sign-ins from an address are blocked after repeated failures",
+                {{"peer", ctx.peer}, {"seconds", now_blocked->count()}});
+  }
   if (!ctx.token) {
     co_await audit_sign_in(s, ctx, 401, "the token is not valid");
     throw Error(ErrorKind::unauthenticated,

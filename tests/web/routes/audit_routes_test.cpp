@@ -208,3 +208,31 @@ TEST_CASE("GET /api/v1/audit/verify reports tampering made directly in the datab
     CHECK(report["problem"]["message"].get<std::string>().find("anchored") != std::string::npos);
   }
 }
+
+TEST_CASE("repeated failed sign-ins from an address are refused for a while, and audited",
+          "[web][session][throttle]") {
+  TestServer server;
+  const std::string good = server.token("viewer");
+  auto sign_in = [&](const std::string& token) {
+    return http_send(server.port(), "POST", "/api/v1/session", {{"token", token}}, std::nullopt);
+  };
+  for (int i = 0; i < 5; ++i) CHECK(sign_in("ih_not-a-token-" + std::to_string(i)).status == 401);
+  const auto refused = sign_in(good);  // even the right token, while the address is blocked
+  CHECK(refused.status == 429);
+  CHECK(std::stoi(refused.header("retry-after")) > 0);
+  CHECK(refused.json()["detail"].get<std::string>().find("too many failed sign-ins") !=
+        std::string::npos);
+
+  const auto audit =
+      http_get(server.port(), "/api/v1/audit?action=session.create", server.token("auditor"))
+          .json()["items"];
+  REQUIRE(audit.size() == 6);
+  CHECK(audit[0]["outcome"] == "429");
+  CHECK(audit[1]["outcome"] == "401");
+
+  // Once the block is over (moved into the past here), the right token signs in and clears it.
+  server.database().execute(
+      "UPDATE sign_in_failures SET blocked_until = now() - interval '1 second'");
+  CHECK(sign_in(good).status == 201);
+  CHECK(server.database().execute("SELECT count(*) FROM sign_in_failures") == "0");
+}
