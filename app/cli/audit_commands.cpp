@@ -22,14 +22,7 @@ int list(const Args& a) {
   for (const char* name : {"actor", "target", "action", "since", "until"})
     if (auto v = a.get(name))
       query += (query.empty() ? "?" : "&") + std::string(name) + "=" + url_encode(*v);
-  std::size_t want = 100;
-  if (auto limit = a.get("limit")) {
-    try {
-      want = static_cast<std::size_t>(std::stoul(*limit));
-    } catch (const std::exception&) {
-      throw UsageError("--limit must be a whole number");
-    }
-  }
+  const std::size_t want = item_limit(a, 100);
   std::string base = "/api/v1/audit";
   if (auto node = a.get("node")) {
     if (a.get("target")) throw UsageError("give --node or --target, not both");

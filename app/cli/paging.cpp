@@ -1,10 +1,21 @@
 #include "app/cli/paging.hpp"
 
+#include <charconv>
 #include <set>
 
 #include "app/cli/task_wait.hpp"
 
 namespace ironhold::cli {
+
+std::size_t item_limit(const Args& args, std::size_t fallback) {
+  const auto text = args.get("limit");
+  if (!text) return fallback;
+  std::size_t limit = 0;
+  const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), limit);
+  if (ec != std::errc{} || end != text->data() + text->size() || limit == 0)
+    throw UsageError("--limit must be a whole number from 1, not \"" + *text + "\"");
+  return limit;
+}
 
 std::vector<nlohmann::json> fetch_items(HttpClient& client, const std::string& path,
                                         const std::string& query, std::size_t want) {

@@ -69,14 +69,7 @@ int list(const Args& a) {
       query += (query.empty() ? "?" : "&") + key + "=" + url_encode(*v);
     }
   }
-  std::size_t want = 100;
-  if (auto limit = a.get("limit")) {
-    try {
-      want = static_cast<std::size_t>(std::stoul(*limit));
-    } catch (const std::exception&) {
-      throw UsageError("--limit must be a whole number");
-    }
-  }
+  const std::size_t want = item_limit(a, 100);
   HttpClient client = make_client(a);
   const std::vector<json> items = fetch_items(client, "/api/v1/tasks", query, want);
   if (format == OutputFormat::json) {

@@ -66,6 +66,12 @@ TEST_CASE("ironhold audit verify exits 0 on an intact chain and 1 on an edited e
   const Run listed = s.cli({"audit", "list", "--action", "POST *", "--output", "json"});
   REQUIRE(listed.status == 0);
   CHECK(json::parse(listed.out).size() == 3);
+  const Run limited = s.cli({"audit", "list", "--limit", "2", "--output", "json"});
+  REQUIRE(limited.status == 0);
+  CHECK(json::parse(limited.out).size() == 2);
+  const Run negative = s.cli({"audit", "list", "--limit", "-1"});
+  CHECK(negative.status == 2);
+  CHECK(contains(negative.err, "--limit"));
 
   s.server.database().execute(
       "ALTER TABLE audit_log DISABLE TRIGGER USER; UPDATE audit_log SET outcome = '500' WHERE seq "
