@@ -180,8 +180,7 @@ asio::awaitable<void> Server::serve(std::shared_ptr<Connection> connection) {
 }
 
 template <class Stream>
-asio::awaitable<void> Server::serve_requests(Connection& c, Stream& stream) {
-  auto* connection = &c;
+asio::awaitable<void> Server::serve_requests(Connection& connection, Stream& stream) {
   beast::tcp_stream& lowest = beast::get_lowest_layer(stream);
   constexpr bool kSecure = std::is_same_v<Stream, Connection::TlsStream>;
   beast::flat_buffer buffer;
@@ -222,7 +221,7 @@ asio::awaitable<void> Server::serve_requests(Connection& c, Stream& stream) {
       (void)sent;
       if (continue_ec) break;
     }
-    connection->busy = true;
+    connection.busy = true;
     bool keep_alive = head.get().keep_alive();
     Reply reply;
     if (streams) {
@@ -231,7 +230,7 @@ asio::awaitable<void> Server::serve_requests(Connection& c, Stream& stream) {
       ParserBodyReader<Stream> reader(stream, buffer, parser, options_.request_timeout);
       Request request(parser.get().base());
       lowest.expires_never();
-      auto handling = api_.handle(std::move(request), connection->peer, &reader, kSecure);
+      auto handling = api_.handle(std::move(request), connection.peer, &reader, kSecure);
       reply = co_await std::move(handling);
       // A body the handler did not read to its end cannot be skipped reliably: close after.
       if (!parser.is_done()) keep_alive = false;
@@ -254,12 +253,12 @@ asio::awaitable<void> Server::serve_requests(Connection& c, Stream& stream) {
         break;
       }
       lowest.expires_never();  // the handler's own time is bounded by its database work
-      auto handling = api_.handle(parser.release(), connection->peer, nullptr, kSecure);
+      auto handling = api_.handle(parser.release(), connection.peer, nullptr, kSecure);
       reply = co_await std::move(handling);
     }
     reply.response.keep_alive(keep_alive && !stopping_);
-    const bool written = co_await write_reply(*connection, stream, reply);
-    connection->busy = false;
+    const bool written = co_await write_reply(connection, stream, reply);
+    connection.busy = false;
     if (!written || !reply.response.keep_alive()) break;
   }
 }

@@ -56,8 +56,14 @@ ChainProblem problem_at(const WalkRow& row, std::string kind, const std::string&
 
 class Walk {
  public:
-  Walk(pqxx::work& tx, const crypto::Key& key, const ChainHead& head)
-      : tx_(tx), key_(key), head_(head) {}
+  // Entries up to `legacy_through` predate the chain; unsealed while `legacy_sealed` is false.
+  Walk(pqxx::work& tx, const crypto::Key& key, const ChainHead& head, long long legacy_through,
+       bool legacy_sealed)
+      : tx_(tx),
+        key_(key),
+        head_(head),
+        legacy_through_(legacy_through),
+        legacy_sealed_(legacy_sealed) {}
 
   // Takes the rows in order; returns false once a problem is found (the rest are not needed).
   bool take(WalkRow row) {
@@ -145,8 +151,7 @@ class Walk {
   bool take_unsealed(const WalkRow& row) {
     // Rows from before the chain wait for the first writer with the key; anything else without a
     // seal was written around the service.
-    const auto chain = tx_.exec1("SELECT legacy_through, legacy_sealed FROM audit_chain");
-    if (!chain[1].as<bool>() && row.id <= chain[0].as<long long>()) {
+    if (!legacy_sealed_ && row.id <= legacy_through_) {
       ++unsealed_legacy_;
       return true;
     }
@@ -187,6 +192,8 @@ class Walk {
   pqxx::work& tx_;
   const crypto::Key& key_;
   ChainHead head_;
+  long long legacy_through_;
+  bool legacy_sealed_;
   std::string previous_hex_;
   long long expected_seq_ = 1;
   long long last_seq_ = 0;
@@ -211,7 +218,7 @@ ChainReport verify_audit_chain(Database& db, const audit::AnchorFile* anchor_fil
         ChainReport out = report;
         const auto chain = tx.exec1(
             "SELECT head_seq, coalesce(encode(head_mac, 'hex'), ''), rfc3339(now()), "
-            "encode(key_check, 'hex') FROM audit_chain");
+            "encode(key_check, 'hex'), legacy_through, legacy_sealed FROM audit_chain");
         out.head = ChainHead{chain[0].as<long long>(), chain[1].as<std::string>(),
                              chain[2].as<std::string>()};
         if (!chain[3].is_null() &&
@@ -221,7 +228,7 @@ ChainReport verify_audit_chain(Database& db, const audit::AnchorFile* anchor_fil
                                      "this service's: it cannot be verified with this key"};
           return out;
         }
-        Walk walk(tx, *key, out.head);
+        Walk walk(tx, *key, out.head, chain[4].as<long long>(), chain[5].as<bool>());
         if (out.anchor) walk.watch_anchor(out.anchor->seq);
         tx.exec0(std::string("DECLARE audit_walk NO SCROLL CURSOR FOR SELECT id, seq, ") +
                  sealed_columns +

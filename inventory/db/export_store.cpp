@@ -107,28 +107,32 @@ std::string select_list(const ExportRequest& r) {
   return out;
 }
 
-// The nodes (or node versions valid at the time) the request selects, as alias n.
-std::string node_source(const ExportRequest& r, SqlParams& params) {
-  if (!r.as_of) return "nodes n WHERE " + node_where(r.filter, params);
+// The nodes (or node versions valid at the time) the request selects, as alias n; and, for a
+// table with a validity interval of its own (alias f), the condition that a row was current then.
+struct NodeSource {
+  std::string table;
+  std::string where;
+  std::string valid_f;
+};
+
+NodeSource node_source(const ExportRequest& r, SqlParams& params) {
+  if (!r.as_of) return {"nodes n", node_where(r.filter, params), "f.valid_to IS NULL"};
   const std::string at = params.add(*r.as_of) + "::timestamptz";
-  return "node_versions n WHERE n.valid_from <= " + at +
-         " AND (n.valid_to IS NULL OR n.valid_to > " + at + ") AND " + node_where(r.filter, params);
+  auto valid = [&at](const char* alias) {
+    return std::string(alias) + ".valid_from <= " + at + " AND (" + alias +
+           ".valid_to IS NULL OR " + alias + ".valid_to > " + at + ")";
+  };
+  return {"node_versions n", valid("n") + " AND " + node_where(r.filter, params), valid("f")};
 }
 
 std::string export_query(const ExportRequest& r, SqlParams& params) {
   const std::string select = "SELECT " + select_list(r);
+  const NodeSource nodes = node_source(r, params);
   if (r.kind == ExportKind::assets)
-    return select + " FROM " + node_source(r, params) + " ORDER BY n.name COLLATE \"C\", n.id";
-  std::string firmware_valid = "f.valid_to IS NULL";
-  std::string nodes = node_source(r, params);
-  if (r.as_of) {
-    // The same time, already a parameter: the first one node_source added.
-    firmware_valid =
-        "f.valid_from <= $1::timestamptz AND (f.valid_to IS NULL OR f.valid_to > $1::timestamptz)";
-  }
-  const auto where = nodes.find(" WHERE ");
-  return select + " FROM firmware_records f JOIN " + nodes.substr(0, where) +
-         " ON n.id = f.node_id WHERE " + nodes.substr(where + 7) + " AND " + firmware_valid +
+    return select + " FROM " + nodes.table + " WHERE " + nodes.where +
+           " ORDER BY n.name COLLATE \"C\", n.id";
+  return select + " FROM firmware_records f JOIN " + nodes.table + " ON n.id = f.node_id WHERE " +
+         nodes.where + " AND " + nodes.valid_f +
          " ORDER BY n.name COLLATE \"C\", n.id, f.component";
 }
 
