@@ -21,6 +21,8 @@ constexpr const char* usage =
     "  migrate      apply database migrations\n"
     "  db shell     open psql on the database\n"
     "  token        create, list or revoke API tokens\n"
+    "  user         add, list or remove users; set passwords; grant or revoke roles\n"
+    "  project      add, list or remove projects\n"
     "  keys rotate  re-encrypt every credential under a new master key, while the service runs\n"
     "  sim          run simulated BMCs (sim redfish --mockup DIR --count N, sim ipmi --count N)\n"
     "\n"
@@ -62,6 +64,8 @@ int main(int argc, char** argv) {
   if (command == "migrate") return ironhold::app::run_migrate(rest);
   if (command == "db") return ironhold::app::run_db_command(rest);
   if (command == "token") return ironhold::app::run_token_command(rest);
+  if (command == "user") return ironhold::app::run_user_command(rest);
+  if (command == "project") return ironhold::app::run_project_command(rest);
   if (command == "keys") return ironhold::app::run_keys_command(rest);
   if (command == "sim") return ironhold::app::run_sim_command(rest);
   if (command == "node") return ironhold::cli::run_node_command(rest);

@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "inventory/crypto/primitives.hpp"
+#include "inventory/db/principals.hpp"
 #include "inventory/util/log.hpp"
 #include "web/cookies.hpp"
 #include "web/problem.hpp"
@@ -151,24 +152,30 @@ asio::awaitable<std::optional<Response>> Api::authenticate(RequestContext& ctx,
   const std::string secret(bearer_token(ctx.request).value_or(""));
   const auto cookie = cookie_value(ctx.request[http::field::cookie], kSessionCookie);
   if (!secret.empty()) {
-    auto lookup = [this, secret] { return services_.tokens.authenticate(secret); };
-    ctx.token = co_await services_.blocking(lookup);
-    if (!ctx.token)
+    auto lookup = [this, secret] {
+      return db::authenticate_token(services_.tokens, services_.users, secret);
+    };
+    ctx.principal = co_await services_.blocking(lookup);
+    if (!ctx.principal)
       co_return problem(http::status::unauthorized,
                         "the API token is not valid (unknown, revoked or expired)", pctx);
   } else if (cookie && services_.sessions != nullptr) {
-    // The console: its cookie names a session, which acts with the role of the token it was
-    // opened with.
-    auto lookup = [store = services_.sessions, value = std::string(*cookie)] {
-      return store->authenticate(value);
+    // The console: its cookie names a session, which acts as the token or the user it was
+    // opened by.
+    auto lookup = [this, store = services_.sessions, value = std::string(*cookie)] {
+      auto session = store->authenticate(value);
+      std::optional<Principal> principal;
+      if (session) principal = db::principal_of_session(*session, services_.users);
+      return std::make_pair(std::move(session), std::move(principal));
     };
-    ctx.session = co_await services_.blocking(lookup);
+    auto [session, principal] = co_await services_.blocking(lookup);
+    ctx.session = std::move(session);
+    ctx.principal = std::move(principal);
     if (!ctx.session)
       co_return problem(http::status::unauthorized,
                         "the console session has ended (signed out, idle too long, expired, or its "
                         "token revoked): sign in again",
                         pctx);
-    ctx.token = ctx.session->token;
     // A cookie is sent by the browser whatever page asks: a change must also prove that it
     // comes from the console, which alone can read the session's CSRF token.
     if (is_mutating(ctx.request.method()) &&
@@ -183,11 +190,11 @@ asio::awaitable<std::optional<Response>> Api::authenticate(RequestContext& ctx,
                       "in to the console)",
                       pctx);
   }
-  if (!allows(route.access, ctx.token->role))
+  if (!permits(route.access, ctx.principal->permissions))
     co_return problem(http::status::forbidden,
-                      "role " + std::string(to_string(ctx.token->role)) + " may not call " +
+                      ctx.principal->name + " may not call " +
                           std::string(http::to_string(route.method)) + " " + route.pattern +
-                          " (it needs " + std::string(to_string(route.access)) + ")",
+                          " (it needs the role " + std::string(to_string(route.access)) + ")",
                       pctx);
   co_return std::nullopt;
 }
@@ -227,14 +234,19 @@ asio::awaitable<void> Api::audit(const RequestContext& ctx, const Route& route,
                                  const Response& res) {
   db::AuditEntry entry;
   entry.actor = ctx.actor();
-  if (ctx.token) entry.actor_id = ctx.token->id;
+  entry.actor_id = ctx.actor_id();
   entry.action = std::string(http::to_string(route.method)) + " " + route.pattern;
   entry.target_type = ctx.target_type;
   entry.target_id = ctx.target_id;
   entry.target_name = ctx.target_name;
+  entry.project = ctx.target_project;
   entry.outcome = std::to_string(res.result_int());
   entry.request_id = ctx.request_id;
   entry.details = ctx.audit_details;
+  // A user acting through one of their tokens: which one.
+  if (ctx.principal && ctx.principal->user_id && ctx.principal->token_name &&
+      entry.details.is_object())
+    entry.details["token"] = *ctx.principal->token_name;
   // The response stands; a lost audit row is logged loudly rather than failing the request.
   auto write = [this, entry] {
     try {

@@ -17,7 +17,7 @@ std::optional<db::IdempotencyKey> idempotency_key(const RequestContext& ctx,
       throw invalid("the Idempotency-Key header must be printable ASCII without spaces",
                     "Idempotency-Key");
   db::IdempotencyKey out;
-  out.token_id = ctx.token ? ctx.token->id : "anonymous";
+  out.token_id = ctx.caller_key();
   out.key = key;
   // nlohmann::json keeps object keys sorted: dump() is canonical for equal documents.
   const std::string canonical = std::string(ctx.request.method_string()) + " " + ctx.path + "\n" +

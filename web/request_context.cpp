@@ -47,6 +47,40 @@ Response RequestContext::empty(http::status status) const {
   return res;
 }
 
+std::optional<std::string> RequestContext::actor_id() const {
+  if (!principal) return std::nullopt;
+  return principal->user_id ? principal->user_id : principal->token_id;
+}
+
+std::string RequestContext::caller_key() const {
+  if (!principal) return "anonymous";
+  if (principal->user_id) return "user:" + *principal->user_id;
+  return principal->token_id.value_or("anonymous");
+}
+
+const Permissions& RequestContext::permissions() const {
+  static const Permissions none;
+  return principal ? principal->permissions : none;
+}
+
+void RequestContext::require(unsigned capability, const std::string& project,
+                             const std::string& not_found_message) {
+  if (!can(cap_read, project)) throw not_found(not_found_message);
+  if (!can(capability, project)) {
+    const auto names = capability_names(capability);
+    throw Error(ErrorKind::forbidden, actor() + " may not " +
+                                          std::string(names.empty() ? "do this" : names.front()) +
+                                          " in project " + project + " (a role there is needed)");
+  }
+  target_project = project;
+}
+
+std::string RequestContext::default_project(unsigned capability) const {
+  const auto where = scope(capability);
+  if (where && where->size() == 1) return where->front();
+  return "default";
+}
+
 int RequestContext::limit_param(int fallback, int max) const {
   auto text = query_value("limit");
   if (!text) return fallback;

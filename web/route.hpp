@@ -6,15 +6,31 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "inventory/model/access.hpp"
 #include "inventory/model/enums.hpp"
 #include "web/http.hpp"
 
 namespace ironhold::web {
 
-// Who may call a route. viewer < operator < admin; auditor routes accept auditors and admins.
-enum class Access { anyone, viewer, operator_, admin, auditor };
+// Who may call a route. The project-bound levels need the role's capability in at least one
+// project (viewer < operator < admin; auditor routes accept auditors and admins); the handler then
+// checks the project of what it touches, and lists only what the caller may see. signed_in needs
+// any valid credential; the global_ levels need the capability in every project (users, other
+// people's tokens, the firmware catalog, the whole audit chain).
+enum class Access {
+  anyone,
+  viewer,
+  operator_,
+  admin,
+  auditor,
+  signed_in,
+  global_admin,
+  global_auditor
+};
 std::string_view to_string(Access access);
-bool allows(Access access, Role role);
+// The capability bits a route's access level asks for (0: none).
+unsigned capability_of(Access access);
+bool permits(Access access, const Permissions& permissions);
 
 struct RequestContext;
 using Handler = std::function<asio::awaitable<Response>(RequestContext&)>;

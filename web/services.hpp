@@ -17,12 +17,14 @@
 #include "inventory/db/lifecycle_store.hpp"
 #include "inventory/db/node_store.hpp"
 #include "inventory/db/poll_store.hpp"
+#include "inventory/db/project_store.hpp"
 #include "inventory/db/provisioning_store.hpp"
 #include "inventory/db/rollout_store.hpp"
 #include "inventory/db/session_store.hpp"
 #include "inventory/db/sign_in_throttle.hpp"
 #include "inventory/db/task_store.hpp"
 #include "inventory/db/token_store.hpp"
+#include "inventory/db/user_store.hpp"
 #include "inventory/drivers/endpoint_prober.hpp"
 #include "inventory/poller/poll_metrics.hpp"
 #include "inventory/util/on_pool.hpp"
@@ -45,6 +47,7 @@ struct Services {
   db::Database& database;
   db::NodeStore& nodes;
   db::TokenStore& tokens;
+  db::UserStore& users;
   db::AuditStore& audit;
   asio::thread_pool& blocking_pool;
   // Resolves driver "auto" with a bare host at enrollment; null: auto-detection is unavailable.
@@ -85,6 +88,8 @@ struct Services {
   db::Database* export_database = nullptr;
   db::ExportManifestStore* export_manifests = nullptr;
   ExportBudget* export_budget = nullptr;
+  // Projects (tenants); null: the project routes answer 503.
+  db::ProjectStore* projects = nullptr;
 
   // Runs fn() on the blocking pool (see on_pool).
   template <class Fn>

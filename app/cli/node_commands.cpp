@@ -52,6 +52,7 @@ std::vector<Option> selector_options() {
       make_option("site", "SITE", "Only nodes at this site."),
       make_option("rack", "RACK", "Only nodes in this rack."),
       make_option("search", "TEXT", "Only nodes whose name contains TEXT."),
+      make_option("project", "PROJECT", "Only nodes of this project (a,b for several)."),
   };
   o[9].short_name = 'q';
   return o;
@@ -79,6 +80,8 @@ std::vector<Option> enroll_options() {
       make_option("username", "USER", "BMC user name."),
       make_option("password", "PASSWORD", "BMC password (other users see it in ps: prefer stdin)."),
       make_option("password-stdin", "", "Read the BMC password from the first line of stdin."),
+      make_option("project", "PROJECT",
+                  "The project it belongs to (default: yours, if you have one; else default)."),
       make_option("site", "SITE", "Site (data centre)."),
       make_option("rack", "RACK", "Rack."),
       make_option("unit", "N", "Rack unit."),
@@ -92,6 +95,7 @@ std::vector<Option> enroll_options() {
 std::vector<Option> set_options() {
   return {
       make_option("name", "NAME", "Rename the node."),
+      make_option("project", "PROJECT", "Move it to another project (an admin of both)."),
       make_option("driver", "DRIVER", "New driver (with --endpoint when the protocol changes)."),
       make_option("endpoint", "URL", "New BMC address (as for enroll)."),
       make_option("username", "USER", "BMC user name (with a password: credentials are replaced)."),

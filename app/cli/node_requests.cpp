@@ -154,7 +154,7 @@ std::string selector_query(const Args& args) {
   auto add = [&q](std::string_view key, const std::string& value) {
     q += (q.empty() ? "?" : "&") + std::string(key) + "=" + url_encode(value);
   };
-  for (const char* name : {"source", "driver", "health", "lifecycle", "site", "rack"})
+  for (const char* name : {"source", "driver", "health", "lifecycle", "site", "rack", "project"})
     if (auto v = args.get(name)) add(name, *v);
   if (auto v = args.get("power-state")) add("power_state", *v);
   if (auto v = args.get("search")) add("q", *v);
@@ -195,6 +195,7 @@ std::string list_query(const Args& args) {
 
 json enroll_body(const Args& args, const std::optional<std::string>& password) {
   json body = {{"name", one_positional(args, "NAME")}};
+  if (auto project = args.get("project")) body["project"] = *project;
   for (const char* key : {"driver", "endpoint"}) {
     auto v = args.get(key);
     if (!v || v->empty()) throw UsageError(std::string("--") + key + " is required");
@@ -217,7 +218,7 @@ json enroll_body(const Args& args, const std::optional<std::string>& password) {
 
 json patch_body(const Args& args, const std::optional<std::string>& password) {
   json body = json::object();
-  for (const char* key : {"name", "driver", "endpoint"})
+  for (const char* key : {"name", "project", "driver", "endpoint"})
     if (auto v = args.get(key)) body[key] = *v;
   // Credentials are replaced as a whole, so a lone username or password would drop the other.
   const auto username = args.get("username");
@@ -277,6 +278,7 @@ std::string show_text(const json& n) {
       {"Driver", text(n, "driver")},
       {"Endpoint", text(n, "endpoint")},
       {"Location", location_text(n, " / ")},
+      {"Project", text(n, "project")},
       {"Tags", map_text(n, "tags")},
       {"Options", map_text(n, "options")},
       {"Manufacturer", text(n, "manufacturer")},

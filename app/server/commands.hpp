@@ -8,10 +8,11 @@ namespace ironhold::app {
 int run_serve(std::span<const std::string> argv);
 int run_demo(std::span<const std::string> argv);
 int run_migrate(std::span<const std::string> argv);
-int run_db_command(std::span<const std::string> argv);  // db shell
-int run_token_command(std::span<const std::string> argv);
-int run_keys_command(
-    std::span<const std::string> argv);                  // keys rotate  // token create|list|revoke
-int run_sim_command(std::span<const std::string> argv);  // sim redfish
+int run_db_command(std::span<const std::string> argv);       // db shell
+int run_token_command(std::span<const std::string> argv);    // token create|list|revoke
+int run_user_command(std::span<const std::string> argv);     // user add|passwd|rm|list|grant|revoke
+int run_project_command(std::span<const std::string> argv);  // project add|list|rm
+int run_keys_command(std::span<const std::string> argv);     // keys rotate
+int run_sim_command(std::span<const std::string> argv);      // sim redfish
 
 }  // namespace ironhold::app

@@ -1,7 +1,9 @@
 #include "app/server/demo_fleet.hpp"
 
+#include <array>
 #include <chrono>
 
+#include "inventory/crypto/primitives.hpp"
 #include "inventory/error.hpp"
 #include "inventory/util/log.hpp"
 #include "inventory/util/time.hpp"
@@ -225,7 +227,19 @@ void seed_demo_fleet(ServiceHost& host, const DemoFleet& fleet) {
 
 std::string create_demo_token(ServiceHost& host) {
   const auto name = "demo-admin-" + format_rfc3339(std::chrono::system_clock::now());
-  return host.tokens().create(name, Role::admin, "demo").secret;
+  return host.tokens().create({.name = name, .role = Role::admin, .created_by = "demo"}).secret;
+}
+
+std::string reset_demo_user(ServiceHost& host) {
+  std::array<std::uint8_t, 12> bytes{};
+  crypto::random_bytes(bytes);
+  const std::string password = crypto::base64url(bytes);
+  if (host.users().get("admin"))
+    host.users().set_password("admin", password);
+  else
+    host.users().add("admin", password, "demo");
+  host.users().grant("admin", Grant{std::nullopt, Role::admin}, "demo");
+  return password;
 }
 
 }  // namespace ironhold::app

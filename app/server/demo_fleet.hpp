@@ -77,5 +77,8 @@ std::filesystem::path find_demo_mockups();
 void seed_demo_fleet(ServiceHost& host, const DemoFleet& fleet);
 // A fresh admin token for this demo run.
 std::string create_demo_token(ServiceHost& host);
+// The console's demo user "admin" (an admin of every project) with a fresh random password each
+// run; returns the password, which is printed once and never stored in clear.
+std::string reset_demo_user(ServiceHost& host);
 
 }  // namespace ironhold::app

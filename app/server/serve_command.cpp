@@ -233,9 +233,11 @@ int serve_with(const cli::Args& args, bool demo) {
   log::info("listening", {{"url", url}, {"embedded_database", target.embedded()}});
   if (demo) {
     const auto token = create_demo_token(host);
-    std::cout << "Ironhold demo is running.\n  console: " << url << "/\n  API:     " << url
-              << "/api/v1\n  admin token: " << token << "\n  try: curl -H 'Authorization: Bearer "
-              << token << "' " << url << "/api/v1/nodes\n";
+    const auto password = reset_demo_user(host);
+    std::cout << "Ironhold demo is running.\n  console: " << url << "/  (user admin, password "
+              << password << ")\n  API:     " << url << "/api/v1\n  admin token: " << token
+              << "\n  try: curl -H 'Authorization: Bearer " << token << "' " << url
+              << "/api/v1/nodes\n";
     for (const auto& [fleet, control] : demo_fleet->control_endpoints())
       std::cout << "  simulator control (" << fleet << "): " << control << "\n";
     std::cout << "Press Ctrl-C to stop." << std::endl;

@@ -18,6 +18,8 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
       box_(config.master_key),
       nodes_(std::make_unique<db::NodeStore>(*database_, box_)),
       tokens_(std::make_unique<db::TokenStore>(*database_)),
+      users_(std::make_unique<db::UserStore>(*database_, config.password_hashing)),
+      projects_(std::make_unique<db::ProjectStore>(*database_)),
       audit_(std::make_unique<db::AuditStore>(*database_)),
       polls_(std::make_unique<db::PollStore>(*database_, box_)),
       hardware_(std::make_unique<db::HardwareStore>(*database_)),
@@ -69,6 +71,7 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
   services_ = std::make_unique<web::Services>(web::Services{*database_,
                                                             *nodes_,
                                                             *tokens_,
+                                                            *users_,
                                                             *audit_,
                                                             blocking_pool_,
                                                             &prober_,
@@ -88,6 +91,7 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
                                                             baselines_.get(),
                                                             sessions_.get()});
   services_->sign_in_throttle = sign_in_throttle_.get();
+  services_->projects = projects_.get();
   if (config.export_connections > 0) {
     export_database_ = std::make_unique<db::Database>(
         db::DatabaseOptions{.url = config.database_url, .pool_size = config.export_connections});

@@ -30,11 +30,13 @@
 #include "inventory/db/maintenance.hpp"
 #include "inventory/db/node_store.hpp"
 #include "inventory/db/poll_store.hpp"
+#include "inventory/db/project_store.hpp"
 #include "inventory/db/provisioning_store.hpp"
 #include "inventory/db/rollout_store.hpp"
 #include "inventory/db/sign_in_throttle.hpp"
 #include "inventory/db/task_store.hpp"
 #include "inventory/db/token_store.hpp"
+#include "inventory/db/user_store.hpp"
 #include "inventory/poller/poller.hpp"
 #include "inventory/tasks/rollout_runner.hpp"
 #include "inventory/tasks/task_engine.hpp"
@@ -52,6 +54,8 @@ struct ServiceConfig {
   std::filesystem::path master_key_file;
   // Seals the audit chain (see inventory/audit/seal.hpp); kept beside the master key.
   crypto::Key audit_key{};
+  // The cost of new password hashes (scrypt); tests lower it, production keeps the default.
+  crypto::PasswordHashParams password_hashing{};
   // The file the audit chain's head is anchored in, outside the database (empty: none), and how
   // often a moved head is appended to it.
   std::filesystem::path audit_anchor_file;
@@ -104,6 +108,8 @@ class ServiceHost {
   }
   db::NodeStore& nodes() { return *nodes_; }
   db::TokenStore& tokens() { return *tokens_; }
+  db::UserStore& users() { return *users_; }
+  db::ProjectStore& projects() { return *projects_; }
   db::AuditStore& audit() { return *audit_; }
   web::Api& api() { return *api_; }
   db::PollStore& polls() { return *polls_; }
@@ -137,6 +143,8 @@ class ServiceHost {
   crypto::SecretBox box_;
   std::unique_ptr<db::NodeStore> nodes_;
   std::unique_ptr<db::TokenStore> tokens_;
+  std::unique_ptr<db::UserStore> users_;
+  std::unique_ptr<db::ProjectStore> projects_;
   std::unique_ptr<db::AuditStore> audit_;
   std::unique_ptr<db::PollStore> polls_;
   std::unique_ptr<db::HardwareStore> hardware_;

@@ -21,7 +21,9 @@ nlohmann::json token_json(const db::TokenInfo& t) {
   };
   return {{"id", t.id},
           {"name", t.name},
-          {"role", to_string(t.role)},
+          {"role", t.role ? nlohmann::json(to_string(*t.role)) : nlohmann::json(nullptr)},
+          {"project", opt(t.project)},
+          {"user", opt(t.user_name)},
           {"prefix", t.prefix},
           {"created_by", opt(t.created_by)},
           {"created_at", opt(t.created_at)},
@@ -52,7 +54,10 @@ void audit(db::Database& database, const std::string& action, const db::TokenInf
   entry.target_id = token.id;
   entry.target_name = token.name;
   entry.outcome = "ok";
-  entry.details = {{"role", to_string(token.role)}};
+  entry.project = token.project;
+  entry.details = {{"role", token.role ? nlohmann::json(to_string(*token.role)) : nullptr},
+                   {"project", token.project ? nlohmann::json(*token.project) : nullptr},
+                   {"user", token.user_name ? nlohmann::json(*token.user_name) : nullptr}};
   db::AuditStore(database).record(entry);
 }
 
@@ -60,7 +65,14 @@ int create(std::span<const std::string> argv) {
   auto options = database_options();
   options.push_back({"name", 0, true, false, "a name for the token (unique among active tokens)",
                      "", "", "NAME"});
-  options.push_back({"role", 0, true, false, "viewer, operator, admin or auditor", "", "", "ROLE"});
+  options.push_back({"role", 0, true, false,
+                     "viewer, operator, admin or auditor (for --user: narrows the user's roles)",
+                     "", "", "ROLE"});
+  options.push_back({"project", 0, true, false,
+                     "the one project it acts in (default: every project)", "", "", "PROJECT"});
+  options.push_back({"user", 0, true, false,
+                     "a user's token: acts with the user's roles (default: a service token)", "",
+                     "", "NAME"});
   options.push_back({"expires", 0, true, false, "expiry time, RFC 3339", "", "", "TIME"});
   cli::Args args("ironhold token create", "", "Create an API token and print it (only this once)",
                  options);
@@ -69,16 +81,30 @@ int create(std::span<const std::string> argv) {
   const auto name = args.get("name");
   const auto role_text = args.get("role");
   if (!name || name->empty()) throw cli::UsageError("--name is required");
-  if (!role_text) throw cli::UsageError("--role is required (viewer, operator, admin or auditor)");
-  const auto role = parse_enum<Role>(*role_text);
-  if (!role) throw cli::UsageError("--role must be viewer, operator, admin or auditor");
+  const auto user = args.get("user");
+  if (!role_text && !user)
+    throw cli::UsageError("--role is required (viewer, operator, admin or auditor)");
+  std::optional<Role> role;
+  if (role_text) {
+    role = parse_enum<Role>(*role_text);
+    if (!role) throw cli::UsageError("--role must be viewer, operator, admin or auditor");
+  }
   std::optional<std::string> expires = args.get("expires");
   if (expires && !parse_rfc3339(*expires))
     throw cli::UsageError("--expires must be an RFC 3339 time such as 2027-01-31T00:00:00Z");
   auto t = open_tokens(args);
-  auto created = db::TokenStore(*t.database).create(*name, *role, local_actor(), expires);
+  auto created = db::TokenStore(*t.database)
+                     .create({.name = *name,
+                              .role = role,
+                              .project = args.get("project"),
+                              .user = user,
+                              .created_by = local_actor(),
+                              .expires_at = expires});
   audit(*t.database, "token.create", created.info);
-  std::cerr << "created token " << created.info.name << " (" << to_string(created.info.role)
+  std::cerr << "created token " << created.info.name << " ("
+            << (created.info.role ? std::string(to_string(*created.info.role)) : "the user's roles")
+            << (created.info.project ? " in project " + *created.info.project : "")
+            << (created.info.user_name ? ", for user " + *created.info.user_name : "")
             << "); it is shown only now\n";
   std::cout << created.secret << std::endl;
   return 0;
@@ -100,9 +126,11 @@ int list(std::span<const std::string> argv) {
     cli::print_json(items);
     return 0;
   }
-  cli::Table table({"ID", "NAME", "ROLE", "PREFIX", "CREATED", "LAST USED", "REVOKED"});
+  cli::Table table(
+      {"ID", "NAME", "ROLE", "PROJECT", "USER", "PREFIX", "CREATED", "LAST USED", "REVOKED"});
   for (const auto& k : tokens)
-    table.add_row({k.id, k.name, std::string(to_string(k.role)), k.prefix,
+    table.add_row({k.id, k.name, k.role ? std::string(to_string(*k.role)) : "(user's)",
+                   k.project.value_or("*"), k.user_name.value_or("-"), k.prefix,
                    k.created_at.value_or(""), k.last_used_at.value_or("-"),
                    k.revoked_at.value_or("-")});
   std::cout << table.render();
@@ -128,7 +156,7 @@ int run_token_command(std::span<const std::string> argv) {
   return cli::run_guarded("token", [&] {
     const std::string usage =
         "usage: ironhold token create|list|revoke [options]\n"
-        "  create --role ROLE --name NAME   print a new token (once)\n"
+        "  create --role ROLE --name NAME [--project P] [--user NAME]   print a new token (once)\n"
         "  list                             list tokens\n"
         "  revoke ID|NAME                   revoke a token\n"
         "Run ironhold token SUBCOMMAND --help for its options.\n";

@@ -29,18 +29,20 @@ std::vector<AuditRecord> AuditStore::list(const AuditFilter& f, int limit) {
       f.before_id ? std::optional<std::string>(std::to_string(*f.before_id)) : std::nullopt;
   return transact(db_, [&](pqxx::work& tx) {
     // A prefix is matched with starts_with, never LIKE: '%' and '_' in it are plain characters.
-    const auto rows = tx.exec_params(std::string("SELECT id, seq, ") + sealed_columns +
-                                         " FROM audit_log WHERE ($1::text IS NULL OR actor = $1) "
-                                         "AND ($2::text IS NULL OR target_id = $2) "
-                                         "AND ($3::text IS NULL OR action = $3) "
-                                         "AND ($4::text IS NULL OR starts_with(action, $4)) "
-                                         "AND ($5::timestamptz IS NULL OR at >= $5::timestamptz) "
-                                         "AND ($6::timestamptz IS NULL OR at < $6::timestamptz) "
-                                         "AND ($7::bigint IS NULL OR id < $7::bigint) "
-                                         "ORDER BY id DESC LIMIT $8::integer",
-                                     nullable(f.actor), nullable(f.target), nullable(action_exact),
-                                     nullable(action_prefix), nullable(f.since), nullable(f.until),
-                                     nullable(before), std::to_string(limit));
+    const auto rows =
+        tx.exec_params(std::string("SELECT id, seq, ") + sealed_columns +
+                           " FROM audit_log WHERE ($1::text IS NULL OR actor = $1) "
+                           "AND ($2::text IS NULL OR target_id = $2) "
+                           "AND ($3::text IS NULL OR action = $3) "
+                           "AND ($4::text IS NULL OR starts_with(action, $4)) "
+                           "AND ($5::timestamptz IS NULL OR at >= $5::timestamptz) "
+                           "AND ($6::timestamptz IS NULL OR at < $6::timestamptz) "
+                           "AND ($7::bigint IS NULL OR id < $7::bigint) "
+                           "AND ($9::text[] IS NULL OR project = ANY($9::text[])) "
+                           "ORDER BY id DESC LIMIT $8::integer",
+                       nullable(f.actor), nullable(f.target), nullable(action_exact),
+                       nullable(action_prefix), nullable(f.since), nullable(f.until),
+                       nullable(before), std::to_string(limit), nullable(scope_array(f.scope)));
     std::vector<AuditRecord> out;
     out.reserve(rows.size());
     for (const auto& r : rows) {

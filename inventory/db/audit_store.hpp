@@ -11,6 +11,7 @@
 
 #include "inventory/audit/anchor_file.hpp"
 #include "inventory/db/database.hpp"
+#include "inventory/model/access.hpp"
 
 namespace ironhold::db {
 
@@ -47,6 +48,9 @@ struct AuditFilter {
   std::optional<std::string> since;    // at >= since
   std::optional<std::string> until;    // at < until
   std::optional<long long> before_id;  // keyset paging: entries older than this id
+  // The projects whose entries the caller may read (set by the API, never from a cursor);
+  // nullopt: every entry, those of no project included.
+  ProjectScope scope;
 };
 
 class AuditStore {

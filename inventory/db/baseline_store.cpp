@@ -75,22 +75,27 @@ void BaselineStore::remove(const std::string& model) {
   });
 }
 
-ComplianceReport BaselineStore::compliance() {
+ComplianceReport BaselineStore::compliance(const ProjectScope& scope) {
   return transact(db_, [&](pqxx::work& tx) {
     ComplianceReport report;
-    const auto counted = tx.exec(
+    const std::optional<std::string> scope_text = scope_array(scope);
+    const char* in_scope = nullable(scope_text);
+    const auto counted = tx.exec_params(
         "SELECT count(*) FROM nodes n JOIN firmware_baselines b ON b.model = n.model "
-        " WHERE n.retired_at IS NULL");
+        " WHERE n.retired_at IS NULL AND ($1::text[] IS NULL OR n.project = ANY($1::text[]))",
+        in_scope);
     report.nodes_checked = counted[0][0].as<int>();
     std::set<std::string> failing;
-    for (const auto& r :
-         tx.exec("SELECT n.id, n.name, n.model, c.key, c.value, f.version "
-                 "  FROM nodes n JOIN firmware_baselines b ON b.model = n.model "
-                 "  CROSS JOIN LATERAL jsonb_each_text(b.components) c "
-                 "  LEFT JOIN firmware_records f ON f.node_id = n.id AND f.component = c.key "
-                 "                              AND f.valid_to IS NULL "
-                 " WHERE n.retired_at IS NULL AND f.version IS DISTINCT FROM c.value "
-                 " ORDER BY n.name COLLATE \"C\", n.id, c.key COLLATE \"C\"")) {
+    for (const auto& r : tx.exec_params(
+             "SELECT n.id, n.name, n.model, c.key, c.value, f.version "
+             "  FROM nodes n JOIN firmware_baselines b ON b.model = n.model "
+             "  CROSS JOIN LATERAL jsonb_each_text(b.components) c "
+             "  LEFT JOIN firmware_records f ON f.node_id = n.id AND f.component = c.key "
+             "                              AND f.valid_to IS NULL "
+             " WHERE n.retired_at IS NULL AND f.version IS DISTINCT FROM c.value "
+             "   AND ($1::text[] IS NULL OR n.project = ANY($1::text[])) "
+             " ORDER BY n.name COLLATE \"C\", n.id, c.key COLLATE \"C\"",
+             in_scope)) {
       ComplianceIssue issue;
       issue.node_id = r[0].as<std::string>();
       issue.node_name = r[1].as<std::string>();

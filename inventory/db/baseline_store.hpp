@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "inventory/db/database.hpp"
+#include "inventory/model/access.hpp"
 #include "inventory/model/firmware_baseline.hpp"
 
 namespace ironhold::db {
@@ -22,7 +23,7 @@ class BaselineStore {
   std::vector<FirmwareBaseline> list();
   FirmwareBaseline get(const std::string& model);  // not_found
   void remove(const std::string& model);           // not_found
-  ComplianceReport compliance();
+  ComplianceReport compliance(const ProjectScope& scope = std::nullopt);
 
  private:
   Database& db_;

@@ -7,7 +7,7 @@
 
 namespace ironhold::db {
 
-inline constexpr const char* change_columns = "id, xid::text, kind, resource_id";
+inline constexpr const char* change_columns = "id, xid::text, kind, resource_id, project";
 
 inline ChangeRow change_from_row(const pqxx::row& r) {
   ChangeRow row;
@@ -15,6 +15,7 @@ inline ChangeRow change_from_row(const pqxx::row& r) {
   row.position.xid = r[1].as<std::uint64_t>();
   row.kind = r[2].as<std::string>();
   row.resource_id = r[3].as<std::string>();
+  if (!r[4].is_null()) row.project = r[4].as<std::string>();
   return row;
 }
 

@@ -29,6 +29,9 @@ struct ChangeRow {
   ChangePosition position;  // position.id is the event's id on the stream
   std::string kind;         // "node.updated", "node.deleted", "task.updated", ...
   std::string resource_id;
+  // The project the change belongs to (its resource's, then); none: only those who may see
+  // every project receive it.
+  std::optional<std::string> project;
 };
 
 class ChangeStore {

@@ -24,6 +24,11 @@ Error duplicate_name(const std::string& name) {
                   "name");
 }
 
+Error unknown_project(const std::string& project) {
+  return unprocessable("no project is named \"" + project + "\" (ironhold project list)",
+                       "project");
+}
+
 std::string seal_credentials(const crypto::SecretBox& box, const std::string& account_id,
                              const json& credentials) {
   std::string payload = credentials.dump();
@@ -56,13 +61,16 @@ CloudAccount CloudAccountStore::create(const CloudAccountSpec& spec) {
       pqxx::subtransaction insert(tx, "insert_account");
       insert.exec_params(
           "INSERT INTO cloud_accounts (id, name, provider, endpoint, region, options, key_id, "
-          "  sealed, sync_interval_s) "
-          "VALUES ($1::uuid, $2, $3, $4, $5, $6::jsonb, $7, decode($8, 'hex'), $9)",
+          "  sealed, sync_interval_s, project) "
+          "VALUES ($1::uuid, $2, $3, $4, $5, $6::jsonb, $7, decode($8, 'hex'), $9, $10)",
           id, spec.name, spec.provider, nullable(spec.endpoint), spec.region, db_json(spec.options),
-          box_.key_id(), seal_credentials(box_, id, spec.credentials), spec.sync_interval_s);
+          box_.key_id(), seal_credentials(box_, id, spec.credentials), spec.sync_interval_s,
+          spec.project);
       insert.commit();
     } catch (const pqxx::unique_violation&) {
       throw duplicate_name(spec.name);
+    } catch (const pqxx::foreign_key_violation&) {
+      throw unknown_project(spec.project);
     }
     return find_account(tx, box_, id, false, false);
   });
@@ -73,12 +81,15 @@ CloudAccount CloudAccountStore::get(std::string_view id_or_name) {
                   [&](pqxx::work& tx) { return find_account(tx, box_, id_or_name, false, false); });
 }
 
-std::vector<CloudAccount> CloudAccountStore::list() {
+std::vector<CloudAccount> CloudAccountStore::list(const ProjectScope& scope) {
   return transact(db_, [&](pqxx::work& tx) {
     std::vector<CloudAccount> out;
-    for (const auto& r : tx.exec(std::string("SELECT ") + account_columns +
-                                 " FROM cloud_accounts a WHERE a.deleted_at IS NULL "
-                                 "ORDER BY a.name COLLATE \"C\""))
+    for (const auto& r :
+         tx.exec_params(std::string("SELECT ") + account_columns +
+                            " FROM cloud_accounts a WHERE a.deleted_at IS NULL "
+                            "AND ($1::text[] IS NULL OR a.project = ANY($1::text[])) "
+                            "ORDER BY a.name COLLATE \"C\"",
+                        nullable(scope_array(scope))))
       out.push_back(account_from_row(box_, r, false));
     return out;
   });
@@ -94,13 +105,22 @@ CloudAccount CloudAccountStore::update(std::string_view id_or_name, const json& 
       pqxx::subtransaction update(tx, "update_account");
       update.exec_params(
           "UPDATE cloud_accounts SET name = $2, endpoint = $3, region = $4, options = $5::jsonb, "
-          "  sync_interval_s = $6, updated_at = now(), next_sync = now() WHERE id = $1::uuid",
+          "  sync_interval_s = $6, project = $7, updated_at = now(), next_sync = now() "
+          "WHERE id = $1::uuid",
           current.id, spec.name, nullable(spec.endpoint), spec.region, db_json(spec.options),
-          spec.sync_interval_s);
+          spec.sync_interval_s, spec.project);
       update.commit();
     } catch (const pqxx::unique_violation&) {
       throw duplicate_name(spec.name);
+    } catch (const pqxx::foreign_key_violation&) {
+      throw unknown_project(spec.project);
     }
+    // Its instances belong where it does.
+    if (spec.project != current.spec.project)
+      tx.exec_params(
+          "UPDATE nodes SET project = $2, updated_at = now() "
+          "WHERE cloud_account_id = $1::uuid AND retired_at IS NULL",
+          current.id, spec.project);
     if (credentials_changed)
       tx.exec_params(
           "UPDATE cloud_accounts SET key_id = $2, sealed = decode($3, 'hex') WHERE id = $1::uuid",

@@ -13,6 +13,7 @@
 #include "inventory/crypto/secret_box.hpp"
 #include "inventory/db/database.hpp"
 #include "inventory/drivers/cloud_driver.hpp"
+#include "inventory/model/access.hpp"
 #include "inventory/model/cloud_account.hpp"
 
 namespace ironhold::db {
@@ -45,7 +46,8 @@ class CloudAccountStore {
   CloudAccount create(const CloudAccountSpec& spec);
   // By id or by name; deleted accounts are not found.
   CloudAccount get(std::string_view id_or_name);
-  std::vector<CloudAccount> list();
+  // The accounts of the projects in `scope` (nullopt: every project).
+  std::vector<CloudAccount> list(const ProjectScope& scope = std::nullopt);
   // Applies a validated PATCH body; new credentials are sealed, and the sync is due at once.
   CloudAccount update(std::string_view id_or_name, const nlohmann::json& patch,
                       bool& credentials_changed);

@@ -47,6 +47,7 @@ CloudAccount account_from_row(const crypto::SecretBox& box, const pqxx::row& r,
   a.sync_failures = r[15].as<int>();
   a.syncing = r[16].as<bool>();
   a.node_count = r[17].as<int>();
+  a.spec.project = r["project"].as<std::string>();
   nlohmann::json credentials = open_credentials(box, a.id, r);
   a.credential_kind = credential_kind(a.spec.provider, credentials);
   a.credential_identity = credential_identity(a.spec.provider, credentials);

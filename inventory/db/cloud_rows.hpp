@@ -18,7 +18,7 @@ inline constexpr const char* account_columns =
     "coalesce(a.lease_expires > now(), false) AS syncing, "
     "(SELECT count(*) FROM nodes n WHERE n.cloud_account_id = a.id AND n.retired_at IS NULL) "
     "  AS node_count, "
-    "encode(a.sealed, 'hex') AS sealed_hex";
+    "encode(a.sealed, 'hex') AS sealed_hex, a.project";
 
 // The account; its credentials are opened to tell their kind and identity, and kept in
 // spec.credentials only with `keep_credentials` (for a driver). Throws Error(internal) when the

@@ -13,7 +13,9 @@ Database::Database(DatabaseOptions options) : impl_(std::make_unique<Impl>()) {
 
 Database::~Database() = default;
 
-const DatabaseOptions& Database::options() const noexcept { return impl_->options; }
+const DatabaseOptions& Database::options() const noexcept {
+  return impl_->options;
+}
 
 bool Database::ping() noexcept {
   try {
@@ -36,8 +38,7 @@ std::unique_ptr<pqxx::connection> Database::Impl::connect() {
     auto connection = std::make_unique<pqxx::connection>(options.url);
     return connection;
   } catch (const std::exception& e) {
-    throw Error(ErrorKind::unavailable,
-                std::string("cannot connect to PostgreSQL: ") + e.what());
+    throw Error(ErrorKind::unavailable, std::string("cannot connect to PostgreSQL: ") + e.what());
   }
 }
 
@@ -75,14 +76,17 @@ void rethrow_database_error(const std::exception& e) {
   if (auto* sql = dynamic_cast<const pqxx::sql_error*>(&e)) {
     // 23505 unique_violation: the caller usually maps this to a 409 itself; this is the fallback.
     if (sql->sqlstate() == "23505")
-      throw Error(ErrorKind::conflict, std::string("conflicts with an existing record: ") + e.what());
+      throw Error(ErrorKind::conflict,
+                  std::string("conflicts with an existing record: ") + e.what());
   }
   if (dynamic_cast<const pqxx::broken_connection*>(&e))
-    throw Error(ErrorKind::unavailable, std::string("the database connection was lost: ") + e.what());
+    throw Error(ErrorKind::unavailable,
+                std::string("the database connection was lost: ") + e.what());
   if (dynamic_cast<const pqxx::in_doubt_error*>(&e))
     throw Error(ErrorKind::unavailable,
                 std::string("the database connection was lost during commit; the change may or may "
-                            "not have been applied: ") + e.what());
+                            "not have been applied: ") +
+                    e.what());
   throw Error(ErrorKind::internal, std::string("database error: ") + e.what());
 }
 

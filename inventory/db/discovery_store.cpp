@@ -16,7 +16,7 @@ using nlohmann::json;
 constexpr const char* kRunColumns =
     "id, state, parameters::text, address_count, probed, found, enrolled, already_enrolled, "
     "errors, error, requested_by, request_id, rfc3339(created_at), rfc3339(started_at), "
-    "rfc3339(finished_at)";
+    "rfc3339(finished_at), project";
 
 DiscoveryRun run_from_row(const pqxx::row& r) {
   DiscoveryRun run;
@@ -31,6 +31,7 @@ DiscoveryRun run_from_row(const pqxx::row& r) {
   run.created_at = r[12].as<std::string>();
   run.started_at = optional_text(r[13]);
   run.finished_at = optional_text(r[14]);
+  run.project = r[15].as<std::string>();
   return run;
 }
 
@@ -53,13 +54,14 @@ DiscoveryRun DiscoveryStore::create(const NewDiscoveryRun& n) {
   return transact(db_, [&](pqxx::work& tx) {
     auto r = tx.exec_params(
         std::string("INSERT INTO discovery_runs (parameters, address_count, requested_by, "
-                    "requested_by_id, request_id, lease_owner, lease_expires) VALUES ($1::jsonb, "
-                    "$2::integer, $3, $4, $5, $6, now() + make_interval(secs => $7::integer)) "
+                    "requested_by_id, request_id, lease_owner, lease_expires, project) VALUES "
+                    "($1::jsonb, $2::integer, $3, $4, $5, $6, "
+                    "now() + make_interval(secs => $7::integer), $8) "
                     "RETURNING ") +
             kRunColumns,
         n.parameters.dump(), std::to_string(n.address_count), n.requested_by,
         nullable(n.requested_by_id), nullable(n.request_id), n.lease_owner,
-        std::to_string(n.lease.count()));
+        std::to_string(n.lease.count()), n.project);
     return run_from_row(r[0]);
   });
 }
@@ -134,13 +136,14 @@ DiscoveryRun DiscoveryStore::get(const std::string& id) {
   });
 }
 
-std::vector<DiscoveryRun> DiscoveryStore::recent(int limit) {
+std::vector<DiscoveryRun> DiscoveryStore::recent(int limit, const ProjectScope& scope) {
   return transact(db_, [&](pqxx::work& tx) {
     fail_expired(tx, kInterrupted);
     auto rows = tx.exec_params(std::string("SELECT ") + kRunColumns +
-                                   " FROM discovery_runs ORDER BY created_at DESC, id DESC "
-                                   "LIMIT $1::integer",
-                               std::to_string(limit));
+                                   " FROM discovery_runs "
+                                   "WHERE ($2::text[] IS NULL OR project = ANY($2::text[])) "
+                                   "ORDER BY created_at DESC, id DESC LIMIT $1::integer",
+                               std::to_string(limit), nullable(scope_array(scope)));
     std::vector<DiscoveryRun> out;
     for (const auto& row : rows) out.push_back(run_from_row(row));
     return out;
@@ -173,6 +176,7 @@ int DiscoveryStore::fail_owned(const std::string& owner, const std::string& reas
 
 json to_json(const DiscoveryRun& run) {
   json out = {{"id", run.id},
+              {"project", run.project},
               {"state", run.state},
               {"addresses", run.address_count},
               {"counts",

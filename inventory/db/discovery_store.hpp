@@ -9,6 +9,7 @@
 
 #include "inventory/db/database.hpp"
 #include "inventory/discovery/discovery_run.hpp"
+#include "inventory/model/access.hpp"
 
 namespace ironhold::db {
 
@@ -16,6 +17,7 @@ struct NewDiscoveryRun {
   nlohmann::json parameters;
   int address_count = 0;
   std::string requested_by;
+  std::string project = "default";
   std::optional<std::string> requested_by_id, request_id;
   std::string lease_owner;
   std::chrono::seconds lease{60};
@@ -37,7 +39,8 @@ class DiscoveryStore {
   // With its results. Throws not_found for an unknown (or non-UUID) id.
   discovery::DiscoveryRun get(const std::string& id);
   // Newest first, without results.
-  std::vector<discovery::DiscoveryRun> recent(int limit);
+  // The newest runs of the projects in `scope` (nullopt: every project).
+  std::vector<discovery::DiscoveryRun> recent(int limit, const ProjectScope& scope = std::nullopt);
 
   // Extends the lease of every open run of `owner`.
   void renew_leases(const std::string& owner, std::chrono::seconds lease);

@@ -229,7 +229,7 @@ namespace {
 constexpr const char* kManifestColumns =
     "id::text, kind, format, parameters::text, requested_by, requested_by_id, "
     "rfc3339(requested_at), state, rfc3339(completed_at), rows, sha256, audit_head_seq, "
-    "audit_head_mac";
+    "audit_head_mac, array_to_json(projects)::text";
 
 ExportManifest manifest_from(const pqxx::row& r) {
   ExportManifest m;
@@ -245,6 +245,13 @@ ExportManifest manifest_from(const pqxx::row& r) {
   if (!r[9].is_null()) m.rows = r[9].as<long long>();
   m.sha256 = optional_text(r[10]);
   m.audit_head = ChainHead{r[11].as<long long>(), r[12].as<std::string>(), m.requested_at};
+  if (!r[13].is_null()) {
+    const auto projects = nlohmann::json::parse(r[13].c_str(), nullptr, false);
+    m.projects.emplace();
+    if (projects.is_array())
+      for (const auto& p : projects)
+        if (p.is_string()) m.projects->push_back(p.get<std::string>());
+  }
   return m;
 }
 
@@ -263,14 +270,19 @@ ExportManifest ExportManifestStore::begin(const ExportManifest& m,
     entry.outcome = "started";
     entry.request_id = request_id;
     entry.details = {{"format", m.format}, {"parameters", m.parameters}};
+    if (m.projects) {
+      entry.details["projects"] = *m.projects;
+      // An export of one project is that project's auditors' record too.
+      if (m.projects->size() == 1) entry.project = m.projects->front();
+    }
     const ChainHead head = append_audit_entry(db_, tx, entry);
     const auto row = tx.exec_params1(
         "INSERT INTO export_manifests (id, kind, format, parameters, requested_by, "
-        "requested_by_id, audit_head_seq, audit_head_mac) "
-        "VALUES ($1::uuid, $2, $3, $4::jsonb, $5, $6, $7, $8) RETURNING " +
+        "requested_by_id, audit_head_seq, audit_head_mac, projects) "
+        "VALUES ($1::uuid, $2, $3, $4::jsonb, $5, $6, $7, $8, $9::text[]) RETURNING " +
             std::string(kManifestColumns),
         id, m.kind, m.format, m.parameters.dump(), m.requested_by, nullable(m.requested_by_id),
-        head.seq, head.mac_hex);
+        head.seq, head.mac_hex, nullable(scope_array(m.projects)));
     return manifest_from(row);
   });
 }
@@ -316,6 +328,7 @@ nlohmann::json to_json(const ExportManifest& m) {
           {"completed_at", opt(m.completed_at)},
           {"rows", opt(m.rows)},
           {"sha256", opt(m.sha256)},
+          {"projects", opt(m.projects)},
           {"audit_head", {{"seq", m.audit_head.seq}, {"mac", m.audit_head.mac_hex}}}};
 }
 

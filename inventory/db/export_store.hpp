@@ -13,6 +13,7 @@
 
 #include "inventory/db/audit_store.hpp"
 #include "inventory/db/database.hpp"
+#include "inventory/model/access.hpp"
 #include "inventory/model/node_query.hpp"
 
 namespace ironhold::db {
@@ -63,6 +64,8 @@ struct ExportManifest {
   std::optional<long long> rows;
   std::optional<std::string> sha256;
   ChainHead audit_head;  // the chain's head just after the export's own audit entry
+  // The projects the export covered (its requester's then); nullopt: every project.
+  ProjectScope projects;
 };
 
 class ExportManifestStore {

@@ -1,6 +1,7 @@
 #include "inventory/db/hardware_store.hpp"
 
 #include "inventory/db/node_query_sql.hpp"
+#include "inventory/db/row_values.hpp"
 #include "inventory/db/transaction.hpp"
 
 namespace ironhold::db {
@@ -113,6 +114,10 @@ JsonPage HardwareStore::events(const EventQuery& q) {
   if (q.node_id) where += " AND node_id = " + params.add(*q.node_id) + "::uuid";
   add_in_list(where, "severity", q.severities, params);
   add_in_list(where, "kind", q.kinds, params);
+  if (q.scope) {
+    if (q.scope->empty()) where += " AND FALSE";
+    add_in_list(where, "project", *q.scope, params);
+  }
   if (q.since) where += " AND occurred_at >= " + params.add(*q.since) + "::timestamptz";
   if (q.until) where += " AND occurred_at < " + params.add(*q.until) + "::timestamptz";
   if (q.before)
@@ -146,13 +151,15 @@ JsonPage HardwareStore::events(const EventQuery& q) {
   });
 }
 
-std::vector<NodeGauges> HardwareStore::gauges() {
+std::vector<NodeGauges> HardwareStore::gauges(const ProjectScope& scope) {
   return transact(db_, [&](pqxx::work& tx) {
     std::vector<NodeGauges> out;
     std::map<std::string, std::size_t> index;
-    for (const auto& r :
-         tx.exec("SELECT id, name, driver, power_state, health, reachable FROM nodes "
-                 "WHERE retired_at IS NULL ORDER BY name COLLATE \"C\"")) {
+    for (const auto& r : tx.exec_params(
+             "SELECT id, name, driver, power_state, health, reachable, project FROM nodes "
+             "WHERE retired_at IS NULL AND ($1::text[] IS NULL OR project = ANY($1::text[])) "
+             "ORDER BY name COLLATE \"C\"",
+             nullable(scope_array(scope)))) {
       NodeGauges g;
       g.id = r[0].as<std::string>();
       g.name = r[1].as<std::string>();
@@ -160,6 +167,7 @@ std::vector<NodeGauges> HardwareStore::gauges() {
       g.power_state = r[3].as<std::string>();
       g.health = r[4].as<std::string>();
       if (!r[5].is_null()) g.reachable = r[5].as<bool>();
+      g.project = r[6].as<std::string>();
       index[g.id] = out.size();
       out.push_back(std::move(g));
     }

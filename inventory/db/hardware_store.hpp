@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "inventory/db/database.hpp"
+#include "inventory/model/access.hpp"
 
 namespace ironhold::db {
 
@@ -25,6 +26,8 @@ struct EventQuery {
   std::optional<std::string> since, until;
   int limit = 100;
   std::optional<std::pair<std::string, long long>> before;  // (occurred_at, id) of the last row
+  // The projects whose events the caller may read (set by the API, never from a cursor).
+  ProjectScope scope;
 };
 
 struct JsonPage {
@@ -35,7 +38,7 @@ struct JsonPage {
 
 // One node's health figures and its worst (highest) reading per sensor kind.
 struct NodeGauges {
-  std::string id, name, driver, power_state, health;
+  std::string id, name, driver, power_state, health, project;
   std::optional<bool> reachable;
   std::vector<std::tuple<std::string, std::string, double>> sensor_max;  // kind, unit, value
 };
@@ -54,7 +57,7 @@ class HardwareStore {
   JsonPage sensors(const std::string& node_id, const SensorQuery& query);
   // {id, node_id, node_name, kind, severity, message, details, time, recorded_at}, newest first.
   JsonPage events(const EventQuery& query);
-  std::vector<NodeGauges> gauges();
+  std::vector<NodeGauges> gauges(const ProjectScope& scope = std::nullopt);
 
  private:
   Database& db_;

@@ -1,11 +1,10 @@
 #include "inventory/db/migrator.hpp"
 
-
 #include <algorithm>
 
+#include "inventory/crypto/primitives.hpp"
 #include "inventory/db/database.hpp"
 #include "inventory/db/transaction.hpp"
-#include "inventory/crypto/primitives.hpp"
 #include "inventory/error.hpp"
 #include "inventory/util/log.hpp"
 

@@ -32,6 +32,11 @@ std::string node_where(const NodeFilter& f, SqlParams& params) {
   if (f.site) where += " AND n.site = " + params.add(*f.site);
   if (f.rack) where += " AND n.rack = " + params.add(*f.rack);
   if (f.q) where += " AND strpos(lower(n.name), lower(" + params.add(*f.q) + ")) > 0";
+  add_in_list(where, "n.project", f.project, params);
+  if (f.scope) {
+    if (f.scope->empty()) return where + " AND FALSE";
+    add_in_list(where, "n.project", *f.scope, params);
+  }
   return where;
 }
 

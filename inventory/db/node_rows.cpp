@@ -47,6 +47,7 @@ Node node_from_row(const pqxx::row& r) {
   n.system_id = optional_text(r[32]);
   n.last_inspected = optional_text(r[33]);
   n.cloud_account_id = optional_text(r[34]);
+  n.project = r[35].as<std::string>();
   return n;
 }
 

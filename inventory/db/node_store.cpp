@@ -21,6 +21,11 @@ Error duplicate_name(const std::string& name) {
                   "name");
 }
 
+Error unknown_project(const std::string& project) {
+  return unprocessable("no project is named \"" + project + "\" (ironhold project list)",
+                       "project");
+}
+
 // Locks and returns the node an id or name refers to.
 Node find_node(pqxx::work& tx, std::string_view id_or_name, bool for_update) {
   const std::string lock = for_update ? " FOR UPDATE OF n" : "";
@@ -105,14 +110,17 @@ Node NodeStore::create(const NodeSpec& spec) {
       pqxx::subtransaction insert(tx, "insert_node");
       r = insert.exec_params(
           "INSERT INTO nodes (name, source, driver, endpoint, options, site, rack, unit, tags, "
-          "maintenance, maintenance_reason) VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, "
-          "nullif($8, '')::integer, $9::jsonb, $10::boolean, $11) RETURNING id",
+          "maintenance, maintenance_reason, project) VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, "
+          "nullif($8, '')::integer, $9::jsonb, $10::boolean, $11, $12) RETURNING id",
           spec.name, std::string(to_string(spec.source)), spec.driver, endpoint,
           spec.options.dump(), nullable(spec.location.site), nullable(spec.location.rack), unit,
-          spec.tags.dump(), spec.maintenance ? "true" : "false", nullable(spec.maintenance_reason));
+          spec.tags.dump(), spec.maintenance ? "true" : "false", nullable(spec.maintenance_reason),
+          spec.project);
       insert.commit();
     } catch (const pqxx::unique_violation&) {
       throw duplicate_name(spec.name);
+    } catch (const pqxx::foreign_key_violation&) {
+      throw unknown_project(spec.project);
     }
     const std::string id = r[0][0].as<std::string>();
     if (spec.credentials || spec.kg) write_secrets(tx, box_, id, {spec.credentials, spec.kg});
@@ -246,13 +254,16 @@ Node NodeStore::update(std::string_view id_or_name, const json& patch) {
           "UPDATE nodes SET name = $2, driver = $3, endpoint = $4, options = $5::jsonb, site = $6, "
           "rack = $7, unit = nullif($8, '')::integer, tags = $9::jsonb, maintenance = "
           "$10::boolean, "
-          "maintenance_reason = $11, updated_at = now() WHERE id = $1::uuid",
+          "maintenance_reason = $11, project = $12, updated_at = now() WHERE id = $1::uuid",
           current.id, spec.name, spec.driver, spec.endpoint.to_string(), spec.options.dump(),
           nullable(spec.location.site), nullable(spec.location.rack), location_unit(spec),
-          spec.tags.dump(), spec.maintenance ? "true" : "false", nullable(spec.maintenance_reason));
+          spec.tags.dump(), spec.maintenance ? "true" : "false", nullable(spec.maintenance_reason),
+          spec.project);
       update.commit();
     } catch (const pqxx::unique_violation&) {
       throw duplicate_name(spec.name);
+    } catch (const pqxx::foreign_key_violation&) {
+      throw unknown_project(spec.project);
     }
     if (credentials_changed || spec.kg != secrets.kg) {
       if (credentials_changed) secrets.credentials = spec.credentials;

@@ -16,21 +16,6 @@ PollKind poll_kind(std::string_view text) {
   return enum_from_names<PollKind>(poll_kind_names, text).value_or(PollKind::status);
 }
 
-// A text[] literal for a list of driver names (names are [a-z0-9_], but quote anyway).
-std::string text_array(std::span<const std::string> values) {
-  std::string out = "{";
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (i) out += ',';
-    out += '"';
-    for (char c : values[i]) {
-      if (c == '"' || c == '\\') out += '\\';
-      out += c;
-    }
-    out += '"';
-  }
-  return out + "}";
-}
-
 PollJob job_from_row(const pqxx::row& r, const crypto::SecretBox& box) {
   PollJob job;
   job.target.node_id = r[0].as<std::string>();

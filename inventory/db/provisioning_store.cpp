@@ -189,6 +189,8 @@ ProvisioningSession ProvisioningStore::complete(const std::string& token,
     AuditEntry entry;
     entry.actor = "installer";
     entry.action = "provisioning.callback";
+    entry.project =
+        optional_text(tx.exec_params1("SELECT project FROM tasks WHERE id = $1::uuid", task_id)[0]);
     entry.target_type = "node";
     entry.target_id = session.node_id;
     entry.target_name = session.node_name;

@@ -128,9 +128,9 @@ std::optional<PolledNode> enroll_instance(pqxx::transaction_base& tx,
   for (const auto& name : name_candidates(instance, account.account_name)) {
     const auto r = tx.exec_params(
         "INSERT INTO nodes (name, source, driver, provider_id, cloud_account_id, site, rack, "
-        "  tags, lifecycle, reachable, last_seen) "
+        "  tags, lifecycle, reachable, last_seen, project) "
         "VALUES ($1, 'cloud', $2, $3, $4::uuid, nullif($5, ''), $6, $7::jsonb, 'deployed', true, "
-        "        now()) "
+        "        now(), (SELECT a.project FROM cloud_accounts a WHERE a.id = $4::uuid)) "
         "ON CONFLICT DO NOTHING RETURNING id, name",
         name, account.provider, db_text(instance.provider_id), account.account_id, account.region,
         nullable(instance.zone), db_json(instance.tags));
@@ -290,7 +290,8 @@ CloudSyncSummary CloudAccountStore::record_sync(const CloudSyncJob& job, const s
         "  last_sync_at = now(), last_sync_duration_ms = $2, lease_owner = NULL, "
         "  lease_expires = NULL, "
         "  next_sync = CASE WHEN next_sync > last_sync_started THEN next_sync "
-        "    WHEN $3 THEN now() + make_interval(secs => least(sync_interval_s::float8, $4::float8)) "
+        "    WHEN $3 THEN now() + make_interval(secs => least(sync_interval_s::float8, "
+        "$4::float8)) "
         "    ELSE now() + make_interval(secs => sync_interval_s) END "
         " WHERE id = $1::uuid",
         account.account_id, ms, transitioning, static_cast<double>(recheck.count()) / 1000.0);

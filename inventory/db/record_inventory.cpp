@@ -190,10 +190,10 @@ void reconcile_children(pqxx::transaction_base& tx, PolledFamily& family,
     if (family.children.count(system_id)) continue;
     const auto r = tx.exec_params(
         "INSERT INTO nodes (name, source, driver, endpoint, options, site, rack, unit, tags, "
-        "  parent_id, system_id, tls_fingerprint, reachable, last_seen) "
+        "  parent_id, system_id, tls_fingerprint, reachable, last_seen, project) "
         "SELECT $2, source, driver, endpoint, options, site, rack, NULL, tags, id, $3, "
         "tls_fingerprint, "
-        "       true, now() FROM nodes WHERE id = $1::uuid "
+        "       true, now(), project FROM nodes WHERE id = $1::uuid "
         "ON CONFLICT (name) WHERE retired_at IS NULL DO NOTHING RETURNING id, name",
         family.parent.id, child_name(family.parent.name, system_id), db_text(system_id));
     if (r.empty()) {

@@ -11,7 +11,7 @@ const char* const rollout_columns =
     "id, image_id, image_name, component, version, selector::text, canary, batch_size, "
     "max_parallel_per_rack, max_failures, health_gate_seconds, task_parameters::text, state, "
     "halt_reason, failures_accepted, requested_by, rfc3339(created_at), rfc3339(updated_at), "
-    "rfc3339(finished_at)";
+    "rfc3339(finished_at), project";
 
 Rollout rollout_from_row(const pqxx::row& r) {
   Rollout out;
@@ -34,6 +34,7 @@ Rollout rollout_from_row(const pqxx::row& r) {
   out.created_at = r[16].as<std::string>();
   out.updated_at = r[17].as<std::string>();
   out.finished_at = optional_text(r[18]);
+  out.project = r[19].as<std::string>();
   return out;
 }
 
@@ -72,6 +73,7 @@ void audit_rollout(Database& db, pqxx::work& tx, const Rollout& rollout, const s
   e.target_type = "firmware_rollout";
   e.target_id = rollout.id;
   e.target_name = rollout.image_name;
+  e.project = rollout.project;
   e.outcome = "ok";
   e.details = std::move(details);
   append_audit_entry(db, tx, e);

@@ -84,13 +84,14 @@ RolloutStore::Created RolloutStore::create(const RolloutSpec& spec, const std::s
         tx.exec_params1(
               "INSERT INTO firmware_rollouts (image_id, image_name, component, version, selector, "
               "  canary, batch_size, max_parallel_per_rack, max_failures, health_gate_seconds, "
-              "  task_parameters, requested_by) "
-              "VALUES ($1::uuid, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10, $11::jsonb, $12) "
+              "  task_parameters, requested_by, project) "
+              "VALUES ($1::uuid, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10, $11::jsonb, $12, "
+              "        $13) "
               "RETURNING id",
               spec.image, image[0][0].as<std::string>(), image[0][1].as<std::string>(),
               image[0][2].as<std::string>(), db_json(spec.selector), spec.canary, spec.batch_size,
               spec.max_parallel_per_rack, spec.max_failures, spec.health_gate_seconds,
-              db_json(spec.task_parameters), requested_by)[0]
+              db_json(spec.task_parameters), requested_by, spec.project)[0]
             .as<std::string>();
     for (std::size_t i = 0; i < nodes.size(); ++i) {
       const int position = static_cast<int>(i);
@@ -112,13 +113,15 @@ Rollout RolloutStore::get(const std::string& id) {
   return transact(db_, [&](pqxx::work& tx) { return must_read(tx, id, false); });
 }
 
-std::vector<Rollout> RolloutStore::list(int limit) {
+std::vector<Rollout> RolloutStore::list(int limit, const ProjectScope& scope) {
   return transact(db_, [&](pqxx::work& tx) {
     std::vector<Rollout> out;
-    for (const auto& r : tx.exec_params(std::string("SELECT ") + rollout_columns +
-                                            " FROM firmware_rollouts ORDER BY created_at DESC, "
-                                            "id DESC LIMIT $1",
-                                        limit)) {
+    for (const auto& r :
+         tx.exec_params(std::string("SELECT ") + rollout_columns +
+                            " FROM firmware_rollouts "
+                            "WHERE ($2::text[] IS NULL OR project = ANY($2::text[])) "
+                            "ORDER BY created_at DESC, id DESC LIMIT $1",
+                        limit, nullable(scope_array(scope)))) {
       Rollout rollout = rollout_from_row(r);
       rollout.nodes = read_rollout_nodes(tx, rollout.id);
       out.push_back(std::move(rollout));

@@ -11,6 +11,7 @@
 #include "inventory/crypto/secret_box.hpp"
 #include "inventory/db/database.hpp"
 #include "inventory/db/task_store.hpp"
+#include "inventory/model/access.hpp"
 #include "inventory/model/rollout.hpp"
 
 namespace ironhold::db {
@@ -40,8 +41,10 @@ class RolloutStore {
   };
   Created create(const RolloutSpec& spec, const std::string& requested_by,
                  const std::optional<IdempotencyKey>& key = std::nullopt);
-  Rollout get(const std::string& id);    // with its nodes; not_found
-  std::vector<Rollout> list(int limit);  // newest first, with their nodes (for the counts)
+  Rollout get(const std::string& id);  // with its nodes; not_found
+  std::vector<Rollout> list(
+      int limit,
+      const ProjectScope& scope = std::nullopt);  // newest first, with their nodes (for the counts)
 
   // running → paused (no node is started; those under way go on).
   Rollout pause(const std::string& id, const std::string& actor);

@@ -1,8 +1,9 @@
 #pragma once
-// Console sessions (migration 0009): a browser signs in with an API token and gets a session
-// whose secret is a cookie; only the secret's SHA-256 is stored. A session acts with its token's
-// role and lasts while the token is valid, it is used at least every `idle` and for at most
-// `lifetime`, and until it is signed out. Housekeeping (run_maintenance) removes old ones.
+// Console sessions (migrations 0009, 0015): a browser signs in with an API token, or with a user's
+// name and password, and gets a session whose secret is a cookie; only the secret's SHA-256 is
+// stored. A session acts as its token or its user; it lasts while the token is valid (or the user
+// exists), it is used at least every `idle` and for at most `lifetime`, and until it is signed
+// out. Housekeeping (run_maintenance) removes old ones.
 #include <chrono>
 #include <optional>
 #include <string>
@@ -20,7 +21,9 @@ struct SessionLimits {
 
 struct ConsoleSession {
   std::string id;
-  TokenInfo token;         // what it acts as
+  // What it acts as: the token it was opened with, or the user who signed in with a password.
+  std::optional<TokenInfo> token;
+  std::optional<std::string> user_id, user_name;
   std::string csrf_token;  // required in X-CSRF-Token on its mutating requests
   std::string created_at, expires_at;
 };
@@ -37,6 +40,8 @@ class SessionStore {
   // A new session for a token that authenticated; `peer` and `user_agent` are kept for the
   // audit trail (cut to a sensible length).
   CreatedSession create(const TokenInfo& token, std::string_view peer, std::string_view user_agent);
+  CreatedSession create_for_user(const std::string& user_id, std::string_view peer,
+                                 std::string_view user_agent);
   // The live session whose cookie is `secret` (its token still valid), refreshing its last use
   // at most once a minute; nothing for anything else.
   std::optional<ConsoleSession> authenticate(std::string_view secret);
@@ -46,6 +51,10 @@ class SessionStore {
   const SessionLimits& limits() const { return limits_; }
 
  private:
+  enum class Owner { token, user };
+  CreatedSession open(Owner owner, const std::string& owner_id, std::string_view peer,
+                      std::string_view user_agent);
+
   Database& db_;
   SessionLimits limits_;
 };

@@ -46,6 +46,7 @@ Task task_from_row(const pqxx::row& r) {
   t.kind = parse_enum<TaskKind>(r[1].c_str()).value_or(TaskKind::power);
   t.node_id = optional_text(r[2]);
   t.node_name = optional_text(r[3]);
+  t.project = optional_text(r[19]);
   t.parameters = json_or(r[4], nlohmann::json::object());
   t.state = parse_enum<TaskState>(r[5].c_str()).value_or(TaskState::failed);
   t.steps = steps_from_json(json_or(r[6], nlohmann::json::array()));

@@ -14,7 +14,7 @@ inline constexpr const char* task_columns =
     "t.id, t.kind, t.node_id, t.node_name, t.parameters::text, t.state, t.steps::text, "
     "t.attempts, t.result::text, t.error, t.requested_by, t.bulk_id, t.automatic, "
     "t.cancel_requested, t.cancelled_by, rfc3339(t.created_at), rfc3339(t.started_at), "
-    "rfc3339(t.finished_at), rfc3339(t.updated_at)";
+    "rfc3339(t.finished_at), rfc3339(t.updated_at), t.project";
 
 Task task_from_row(const pqxx::row& row);
 

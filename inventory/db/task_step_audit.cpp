@@ -30,10 +30,12 @@ void audit_step_changes(Database& db, pqxx::work& tx, const std::string& task_id
     if (!changed || !worth_auditing(step.state)) continue;
     if (!task)
       task = tx.exec_params1(
-          "SELECT kind, node_id::text, node_name, requested_by FROM tasks WHERE id = $1::uuid",
+          "SELECT kind, node_id::text, node_name, requested_by, project FROM tasks "
+          "WHERE id = $1::uuid",
           task_id);
     AuditEntry entry;
     entry.actor = optional_text((*task)[3]).value_or("ironhold");
+    entry.project = optional_text((*task)[4]);
     entry.action = "task.step";
     entry.target_type = "node";
     entry.target_id = optional_text((*task)[1]);

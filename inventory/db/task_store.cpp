@@ -404,9 +404,12 @@ TaskPage TaskStore::list(const TaskFilter& f) {
     std::optional<std::string> node_id;
     if (f.node) {
       const bool by_id = is_uuid(*f.node);
-      const auto rows = tx.exec_params(by_id ? "SELECT id FROM nodes WHERE id = $1::uuid"
-                                             : "SELECT id FROM nodes WHERE name = $1",
-                                       *f.node);
+      // Only among the nodes the caller may see: another project's name is unknown here.
+      const auto rows =
+          tx.exec_params(std::string(by_id ? "SELECT id FROM nodes WHERE id = $1::uuid"
+                                           : "SELECT id FROM nodes WHERE name = $1") +
+                             " AND ($2::text[] IS NULL OR project = ANY($2::text[]))",
+                         *f.node, nullable(scope_array(f.scope)));
       if (rows.empty()) throw not_found("no node \"" + *f.node + "\"");
       // A name may belong to retired nodes too: their tasks are the name's history as well.
       std::vector<std::string> ids;
@@ -423,10 +426,12 @@ TaskPage TaskStore::list(const TaskFilter& f) {
             " WHERE ($1::uuid[] IS NULL OR t.node_id = ANY($1::uuid[]))"
             "   AND ($2::text IS NULL OR t.state = $2) AND ($3::text IS NULL OR t.kind = $3)"
             "   AND ($4::uuid IS NULL OR t.bulk_id = $4::uuid)"
+            "   AND ($8::text[] IS NULL OR t.project = ANY($8::text[]))"
             "   AND ($5::timestamptz IS NULL OR (t.created_at, t.id) < ($5::timestamptz, $6::uuid))"
             " ORDER BY t.created_at DESC, t.id DESC LIMIT $7",
         nullable(node_id), nullable(state), nullable(kind), nullable(f.bulk_id),
-        nullable(f.after_created_at), nullable(f.after_id), f.limit + 1);
+        nullable(f.after_created_at), nullable(f.after_id), f.limit + 1,
+        nullable(scope_array(f.scope)));
     TaskPage page;
     for (const auto& r : rows) {
       if (static_cast<int>(page.items.size()) == f.limit) {
@@ -611,6 +616,7 @@ bool TaskStore::finish(const std::string& id, const std::string& owner, TaskStat
     entry.target_type = "node";
     entry.target_id = task.node_id;
     entry.target_name = task.node_name;
+    entry.project = task.project;
     entry.outcome = std::string(to_string(state));
     entry.details = {{"task_id", task.id},
                      {"parameters", task.parameters},

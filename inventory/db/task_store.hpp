@@ -14,6 +14,7 @@
 #include "inventory/crypto/secret_box.hpp"
 #include "inventory/db/database.hpp"
 #include "inventory/drivers/node_driver.hpp"
+#include "inventory/model/access.hpp"
 #include "inventory/model/node.hpp"
 #include "inventory/model/node_query.hpp"
 #include "inventory/model/task.hpp"
@@ -57,6 +58,8 @@ struct TaskFilter {
   int limit = 100;
   // Keyset position: the (created_at, id) of the last task of the previous page (newest first).
   std::optional<std::string> after_created_at, after_id;
+  // The projects whose tasks the caller may read (set by the API, never from a cursor).
+  ProjectScope scope;
 };
 
 struct TaskPage {

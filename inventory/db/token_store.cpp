@@ -2,6 +2,7 @@
 
 #include "inventory/crypto/primitives.hpp"
 #include "inventory/db/node_rows.hpp"
+#include "inventory/db/row_values.hpp"
 #include "inventory/db/token_rows.hpp"
 #include "inventory/db/transaction.hpp"
 #include "inventory/model/node.hpp"
@@ -27,22 +28,39 @@ bool looks_like_token(std::string_view s) {
   return s.size() == token_length && s.substr(0, token_marker.size()) == token_marker;
 }
 
-CreatedToken TokenStore::create(const std::string& name, Role role, const std::string& created_by,
-                                std::optional<std::string> expires_at) {
+CreatedToken TokenStore::create(const NewToken& spec) {
+  const std::string& name = spec.name;
   if (name.empty() || name.size() > 100)
     throw unprocessable("a token name must be 1 to 100 characters", "name");
+  if (!spec.user && !spec.role)
+    throw unprocessable("a service token (one without a user) needs a role", "role");
   CreatedToken created;
   created.secret = generate_token_secret();
   created.info = transact(db_, [&](pqxx::work& tx) {
+    std::optional<std::string> user_id;
+    if (spec.user) {
+      auto u = tx.exec_params(std::string("SELECT id FROM users WHERE ") +
+                                  (is_uuid(*spec.user) ? "id = $1::uuid" : "name = $1"),
+                              *spec.user);
+      if (u.empty()) throw not_found("no user is named \"" + spec.user->substr(0, 100) + "\"");
+      user_id = u[0][0].as<std::string>();
+    }
+    if (spec.project &&
+        tx.exec_params("SELECT 1 FROM projects WHERE name = $1", *spec.project).empty())
+      throw not_found("no project is named \"" + spec.project->substr(0, 100) + "\"");
+    const std::optional<std::string> role_text =
+        spec.role ? std::optional<std::string>(to_string(*spec.role)) : std::nullopt;
     try {
       pqxx::subtransaction insert(tx, "insert_token");
       auto r = insert.exec_params(
-          std::string(
-              "INSERT INTO api_tokens (name, role, token_hash, prefix, created_by, expires_at) "
-              "VALUES ($1, $2, decode($3, 'hex'), $4, $5, $6::timestamptz) RETURNING ") +
+          std::string("INSERT INTO api_tokens (name, role, token_hash, prefix, created_by, "
+                      "expires_at, project, user_id) "
+                      "VALUES ($1, $2, decode($3, 'hex'), $4, $5, $6::timestamptz, $7, $8::uuid) "
+                      "RETURNING ") +
               token_columns,
-          name, std::string(to_string(role)), crypto::sha256_hex(created.secret),
-          created.secret.substr(0, prefix_length), created_by, nullable(expires_at));
+          name, nullable(role_text), crypto::sha256_hex(created.secret),
+          created.secret.substr(0, prefix_length), spec.created_by, nullable(spec.expires_at),
+          nullable(spec.project), nullable(user_id));
       insert.commit();
       return token_from_row(r[0]);
     } catch (const pqxx::unique_violation&) {
@@ -72,14 +90,29 @@ std::optional<TokenInfo> TokenStore::authenticate(std::string_view secret) {
   });
 }
 
-std::vector<TokenInfo> TokenStore::list(bool include_revoked) {
+std::vector<TokenInfo> TokenStore::list(bool include_revoked,
+                                        const std::optional<std::string>& user_id) {
   return transact(db_, [&](pqxx::work& tx) {
     std::vector<TokenInfo> out;
-    auto r =
-        tx.exec(std::string("SELECT ") + token_columns + " FROM api_tokens" +
-                (include_revoked ? "" : " WHERE revoked_at IS NULL") + " ORDER BY created_at, id");
+    auto r = tx.exec_params(std::string("SELECT ") + token_columns +
+                                " FROM api_tokens WHERE ($1::uuid IS NULL OR user_id = $1::uuid)" +
+                                (include_revoked ? "" : " AND revoked_at IS NULL") +
+                                " ORDER BY created_at, id",
+                            nullable(user_id));
     for (const auto& row : r) out.push_back(token_from_row(row));
     return out;
+  });
+}
+
+std::optional<TokenInfo> TokenStore::get(std::string_view id_or_name) {
+  return transact(db_, [&](pqxx::work& tx) -> std::optional<TokenInfo> {
+    const std::string key(id_or_name);
+    auto r =
+        tx.exec_params(std::string("SELECT ") + token_columns + " FROM api_tokens WHERE " +
+                           (is_uuid(key) ? "id = $1::uuid" : "name = $1 AND revoked_at IS NULL"),
+                       key);
+    if (r.empty()) return std::nullopt;
+    return token_from_row(r[0]);
   });
 }
 

@@ -4,6 +4,7 @@
 
 #include "inventory/discovery/address_range.hpp"
 #include "inventory/error.hpp"
+#include "inventory/model/json_fields.hpp"
 #include "inventory/model/node_spec.hpp"
 
 namespace ironhold::discovery {
@@ -21,7 +22,7 @@ Error wrong_type(const std::string& field, const char* expected) {
 void reject_unknown_keys(const json& body) {
   static const std::vector<std::string> known = {"addresses",   "ports",       "credentials",
                                                  "enroll",      "name_prefix", "tags",
-                                                 "concurrency", "timeout_ms"};
+                                                 "concurrency", "timeout_ms",  "project"};
   for (const auto& [key, value] : body.items()) {
     if (std::find(known.begin(), known.end(), key) != known.end()) continue;
     std::string list;
@@ -122,6 +123,7 @@ DiscoveryRequest parse_discovery_request(const json& body) {
                               "(node names are the prefix and the address)",
                           "name_prefix");
   }
+  r.project = project_field(body);
   r.concurrency = parse_int(body, "concurrency", 1, max_concurrency, default_concurrency);
   if (field_of(body, "timeout_ms"))
     r.timeout = std::chrono::milliseconds(
@@ -146,6 +148,7 @@ json public_parameters(const DiscoveryRequest& r) {
               {"ports", r.ports},
               {"enroll", r.enroll},
               {"name_prefix", r.name_prefix},
+              {"project", r.project},
               {"tags", r.tags},
               {"concurrency", r.concurrency},
               {"timeout_ms", r.timeout ? json(r.timeout->count()) : json(nullptr)}};

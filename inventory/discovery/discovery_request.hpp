@@ -29,6 +29,7 @@ struct DiscoveryRequest {
   bool enroll = false;
   std::string name_prefix = "bmc-";
   nlohmann::json tags = nlohmann::json::object();  // for the nodes it enrolls
+  std::string project = "default";                 // the run's, and its nodes'; the API sets it
   int concurrency = default_concurrency;
   std::optional<std::chrono::milliseconds> timeout;  // per probe; empty: the prober's
 };

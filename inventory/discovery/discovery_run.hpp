@@ -37,6 +37,7 @@ struct DiscoveryRun {
   DiscoveryCounts counts;
   std::optional<std::string> error;
   std::string requested_by;
+  std::string project = "default";
   std::optional<std::string> request_id;
   std::string created_at;
   std::optional<std::string> started_at, finished_at;

@@ -97,6 +97,7 @@ DiscoveryRun DiscoveryService::submit(DiscoveryRequest request, const Requester&
   row.parameters = public_parameters(request);
   row.address_count = static_cast<int>(request.addresses.size());
   row.requested_by = requester.name;
+  row.project = request.project;
   row.requested_by_id = requester.id;
   row.request_id = requester.request_id;
   row.lease_owner = owner_;
@@ -282,7 +283,12 @@ void DiscoveryService::handle(const Job& job, const Probed& probed, Progress& pr
     spelled.port = probed.port;
     existing = nodes_.find_by_endpoint(spelled.to_string());
   }
-  if (existing) {
+  if (existing && existing->project != job.request.project) {
+    // Enrolled in another project: the run's readers may not learn which node it is.
+    result.status = "already_enrolled";
+    result.detail = "already enrolled, in another project";
+    ++progress.counts.already_enrolled;
+  } else if (existing) {
     result.status = "already_enrolled";
     result.node_id = existing->id;
     result.node_name = existing->name;
@@ -310,11 +316,13 @@ void DiscoveryService::enroll(const Job& job, const Probed& probed, DiscoveryRes
                 {{"username", job.request.credentials->username},
                  {"password", job.request.credentials->password}}}};
   if (!job.request.tags.empty()) body["tags"] = job.request.tags;
+  body["project"] = job.request.project;
 
   db::AuditEntry entry;
   entry.actor = job.requester.name;
   entry.actor_id = job.requester.id;
   entry.action = "discovery.enroll";
+  entry.project = job.request.project;
   entry.target_type = "node";
   entry.target_name = name;
   entry.request_id = job.requester.request_id;

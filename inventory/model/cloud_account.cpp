@@ -145,12 +145,14 @@ std::span<const std::string_view> cloud_provider_names() {
 
 CloudAccountSpec parse_cloud_account_spec(const json& body) {
   if (!body.is_object()) throw invalid("the request body must be a JSON object");
-  reject_unknown_keys(
-      body, {"name", "provider", "endpoint", "region", "options", "credentials", "sync_interval_s"},
-      "", ErrorKind::unprocessable);
+  reject_unknown_keys(body,
+                      {"name", "project", "provider", "endpoint", "region", "options",
+                       "credentials", "sync_interval_s"},
+                      "", ErrorKind::unprocessable);
   CloudAccountSpec spec;
   spec.name = required_string(body, "name");
   check_resource_name(spec.name, "account");
+  spec.project = project_field(body);
   spec.provider = required_string(body, "provider");
   const auto providers = cloud_provider_names();
   if (std::find(providers.begin(), providers.end(), spec.provider) == providers.end())
@@ -183,13 +185,14 @@ CloudAccountSpec parse_cloud_account_spec(const json& body) {
 CloudAccountSpec apply_cloud_account_patch(const CloudAccountSpec& current, const json& patch,
                                            bool& credentials_changed) {
   if (!patch.is_object()) throw invalid("the request body must be a JSON object");
-  reject_unknown_keys(
-      patch,
-      {"name", "provider", "endpoint", "region", "options", "credentials", "sync_interval_s"}, "",
-      ErrorKind::unprocessable);
+  reject_unknown_keys(patch,
+                      {"name", "project", "provider", "endpoint", "region", "options",
+                       "credentials", "sync_interval_s"},
+                      "", ErrorKind::unprocessable);
   if (auto p = patch.find("provider"); p != patch.end() && *p != current.provider)
     throw unprocessable("\"provider\" cannot change: enroll another account instead", "provider");
   json doc = {{"name", current.name},
+              {"project", current.project},
               {"provider", current.provider},
               {"endpoint", opt(current.endpoint)},
               {"region", current.region},
@@ -232,6 +235,7 @@ json credential_identity(const std::string& provider, const json& c) {
 json to_json(const CloudAccount& a) {
   return {{"id", a.id},
           {"name", a.spec.name},
+          {"project", a.spec.project},
           {"provider", a.spec.provider},
           {"endpoint", opt(a.spec.endpoint)},
           {"region", a.spec.region},

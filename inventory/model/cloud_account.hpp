@@ -15,6 +15,7 @@ std::span<const std::string_view> cloud_provider_names();
 
 struct CloudAccountSpec {
   std::string name;
+  std::string project = "default";  // its nodes belong to it too
   std::string provider;
   std::optional<std::string> endpoint;  // required for OpenStack (the Keystone auth URL)
   std::string region;                   // required for EC2 and BCC

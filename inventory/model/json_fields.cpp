@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "inventory/model/access.hpp"
 #include "inventory/model/node.hpp"
 
 namespace ironhold {
@@ -50,6 +51,16 @@ std::optional<std::string> optional_string(const nlohmann::json& obj, const std:
     throw unprocessable(
         "\"" + field + "\" is longer than " + std::to_string(max_length) + " characters", field);
   return value;
+}
+
+std::string project_field(const nlohmann::json& body) {
+  const auto project = optional_string(body, "project", "project", 63);
+  if (!project) return "default";
+  if (!valid_project_name(*project))
+    throw unprocessable(
+        "\"" + *project + "\" is not a project name (lower-case letters, digits, '.', '_', '-')",
+        "project");
+  return *project;
 }
 
 bool valid_name(const std::string& name) {

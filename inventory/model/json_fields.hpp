@@ -27,6 +27,8 @@ bool valid_name(const std::string& name);
 // Throws unprocessable (field "name") unless `name` follows valid_name and is not UUID-shaped
 // (routes take an id or a name); `noun` names the routes in the message ("node", "account").
 void check_resource_name(const std::string& name, std::string_view noun);
+// body["project"]: a project name (valid_project_name), "default" when absent or null.
+std::string project_field(const nlohmann::json& body);
 // Refuses a key of `obj` not in `allowed`; `where` prefixes the field name ("location").
 void reject_unknown_keys(const nlohmann::json& obj, std::initializer_list<std::string_view> allowed,
                          const std::string& where, ErrorKind kind);

@@ -21,20 +21,23 @@ nlohmann::json warnings(const Node& n) {
   nlohmann::json out = nlohmann::json::array();
   if (n.options.is_object() && n.options.value("tls", "") == "insecure")
     out.push_back({{"code", "tls_insecure"},
-                   {"message", "TLS certificate verification is off for this BMC (tls: insecure); "
-                               "anyone on the path can read its credentials"}});
+                   {"message",
+                    "TLS certificate verification is off for this BMC (tls: insecure); "
+                    "anyone on the path can read its credentials"}});
   return out;
 }
 
 }  // namespace
 
 nlohmann::json to_json(const Node& n) {
-  nlohmann::json location = {{"site", optional_json(n.location.site)},
-                             {"rack", optional_json(n.location.rack)},
-                             {"unit", n.location.unit ? nlohmann::json(*n.location.unit) : nullptr}};
+  nlohmann::json location = {
+      {"site", optional_json(n.location.site)},
+      {"rack", optional_json(n.location.rack)},
+      {"unit", n.location.unit ? nlohmann::json(*n.location.unit) : nullptr}};
   return {
       {"id", n.id},
       {"name", n.name},
+      {"project", n.project},
       {"source", to_string(n.source)},
       {"driver", n.driver},
       {"endpoint", optional_json(n.endpoint)},

@@ -22,6 +22,7 @@ struct Credentials {
 struct Node {
   std::string id;
   std::string name;
+  std::string project = "default";  // the tenant it belongs to
   Source source = Source::bmc;
   std::string driver;
   std::optional<std::string> endpoint;
@@ -41,7 +42,8 @@ struct Node {
   // person-readable text of last_error (a stable code), the pinned TLS certificate.
   nlohmann::json hardware = nlohmann::json::object();
   nlohmann::json identity = nlohmann::json::object();
-  std::optional<std::string> last_error_message, tls_fingerprint, parent_id, system_id, last_inspected;
+  std::optional<std::string> last_error_message, tls_fingerprint, parent_id, system_id,
+      last_inspected;
   // For source=cloud: the cloud account that holds the instance (provider_id is its instance id).
   std::optional<std::string> cloud_account_id;
   // RFC 3339 UTC, as the database formats them.

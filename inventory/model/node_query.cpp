@@ -59,6 +59,7 @@ json filter_to_json(const NodeFilter& f) {
   put_list("power_state", f.power_state);
   put_list("lifecycle", f.lifecycle);
   put_list("gpu_model", f.gpu_model);
+  put_list("project", f.project);
   if (f.maintenance) j["maintenance"] = *f.maintenance;
   if (!f.tags.empty()) {
     json tags = json::array();
@@ -138,6 +139,12 @@ bool add_filter_parameter(NodeFilter& f, std::string_view key, std::string_view 
       throw invalid("a tag filter is key:value (got \"" + std::string(value.substr(0, 80)) + "\")",
                     "tag");
     f.tags.emplace_back(std::move(k), std::move(v));
+  } else if (key == "project") {
+    for (auto& v : split_list(value)) {
+      if (!valid_project_name(v))
+        throw invalid("\"" + v.substr(0, 70) + "\" is not a project name", "project");
+      f.project.push_back(std::move(v));
+    }
   } else if (key == "site")
     f.site = std::string(value);
   else if (key == "rack")
@@ -211,7 +218,7 @@ NodeFilter parse_node_selector(const json& selector) {
         if (!add_filter_parameter(f, key, text))
           throw invalid("unknown selector field \"" + key +
                             "\" (known: ids, names, source, driver, health, power_state, "
-                            "lifecycle, maintenance, tag, site, rack, gpu_model, q)",
+                            "lifecycle, maintenance, tag, site, rack, gpu_model, q, project)",
                         field);
       } catch (const Error& e) {
         throw Error(e.kind(), e.what(), field);

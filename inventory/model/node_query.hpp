@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "inventory/model/access.hpp"
+
 namespace ironhold {
 
 struct NodeFilter {
@@ -17,7 +19,11 @@ struct NodeFilter {
   std::optional<bool> maintenance;
   std::vector<std::pair<std::string, std::string>> tags;  // all must match
   std::optional<std::string> site, rack;
-  std::optional<std::string> q;  // case-insensitive name substring
+  std::optional<std::string> q;      // case-insensitive name substring
+  std::vector<std::string> project;  // project names
+  // Not a filter a client chooses: the projects the caller may see, set by the API from the
+  // caller's credentials on every request and never carried in a cursor. nullopt: every project.
+  ProjectScope scope;
   // Retired nodes are listed only when asked for (lifecycle=retired).
   bool includes_retired() const;
   // No filter at all: every node in service.
@@ -50,10 +56,10 @@ std::string to_string(const NodeSort& sort);
 bool add_filter_parameter(NodeFilter& filter, std::string_view key, std::string_view value);
 
 // A bulk action's selector: a JSON object with the list filters' names (ids, names, source,
-// driver, health, power_state, lifecycle, maintenance, tag, site, rack, gpu_model, q); a value is
-// a string (comma lists as in the query), an array of strings, or a boolean for maintenance.
-// Throws invalid (400) for unknown keys and wrong types, unprocessable (422) for an empty
-// selector: an action on the whole fleet is never an accident.
+// driver, health, power_state, lifecycle, maintenance, tag, site, rack, gpu_model, q, project); a
+// value is a string (comma lists as in the query), an array of strings, or a boolean for
+// maintenance. Throws invalid (400) for unknown keys and wrong types, unprocessable (422) for an
+// empty selector: an action on the whole fleet is never an accident.
 NodeFilter parse_node_selector(const nlohmann::json& selector);
 
 // The opaque cursor: base64url of a small JSON document holding the filters, sort, limit and the

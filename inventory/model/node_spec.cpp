@@ -93,12 +93,13 @@ std::string resolve_driver(const std::string& driver, const Endpoint& ep) {
 NodeSpec parse_node_spec(const json& body) {
   if (!body.is_object()) throw invalid("the request body must be a JSON object");
   reject_unknown_keys(body,
-                      {"name", "driver", "endpoint", "credentials", "location", "tags", "options",
-                       "maintenance", "maintenance_reason"},
+                      {"name", "project", "driver", "endpoint", "credentials", "location", "tags",
+                       "options", "maintenance", "maintenance_reason"},
                       "", ErrorKind::unprocessable);
   NodeSpec spec;
   spec.name = required_string(body, "name");
   check_resource_name(spec.name, "node");
+  spec.project = project_field(body);
   const std::string driver = required_string(body, "driver");
   if (driver != "redfish" && driver != "ipmi" && driver != "auto")
     throw unprocessable(
@@ -132,6 +133,7 @@ NodeSpec parse_node_spec(const json& body) {
 json patchable_document(const Node& n) {
   return {
       {"name", n.name},
+      {"project", n.project},
       {"driver", n.driver},
       {"endpoint", n.endpoint ? json(*n.endpoint) : json(nullptr)},
       {"options", n.options},
@@ -148,8 +150,8 @@ NodeSpec apply_node_patch(const Node& current, const std::optional<std::string>&
                           const json& patch, bool& credentials_changed) {
   if (!patch.is_object()) throw invalid("the request body must be a JSON object");
   reject_unknown_keys(patch,
-                      {"name", "driver", "endpoint", "credentials", "location", "tags", "options",
-                       "maintenance", "maintenance_reason"},
+                      {"name", "project", "driver", "endpoint", "credentials", "location", "tags",
+                       "options", "maintenance", "maintenance_reason"},
                       "", ErrorKind::unprocessable);
   json doc = patchable_document(current);
   for (const auto& [key, value] : patch.items()) {
@@ -182,7 +184,10 @@ NodeSpec apply_node_patch(const Node& current, const std::optional<std::string>&
 CloudNodePatch apply_cloud_node_patch(const Node& current, const json& patch) {
   if (!patch.is_object()) throw invalid("the request body must be a JSON object");
   for (const auto& [key, value] : patch.items())
-    if (key != "name" && key != "tags" && key != "maintenance" && key != "maintenance_reason")
+    if (key == "project")
+      throw unprocessable(
+          "a cloud instance's node belongs to its cloud account's project: move the account", key);
+    else if (key != "name" && key != "tags" && key != "maintenance" && key != "maintenance_reason")
       throw unprocessable("\"" + key + "\" of a cloud instance's node comes from its provider " +
                               "at every sync; only name, tags, maintenance and " +
                               "maintenance_reason can be changed here",

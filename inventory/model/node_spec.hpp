@@ -13,6 +13,7 @@ namespace ironhold {
 
 struct NodeSpec {
   std::string name;
+  std::string project = "default";
   std::string driver;  // "redfish", "ipmi", or "auto" until a probe resolves it
   Source source = Source::bmc;
   Endpoint endpoint;

@@ -65,10 +65,11 @@ bool is_final(RolloutNodeState s) {
 
 RolloutSpec parse_rollout_spec(const json& body) {
   if (!body.is_object()) throw invalid("the body must be a JSON object");
-  reject_unknown_keys(body,
-                      {"image", "selector", "canary", "batch_size", "max_parallel_per_rack",
-                       "max_failures", "health_gate_seconds", "reset", "timeout_s", "transfer"},
-                      "", ErrorKind::invalid);
+  reject_unknown_keys(
+      body,
+      {"image", "selector", "project", "canary", "batch_size", "max_parallel_per_rack",
+       "max_failures", "health_gate_seconds", "reset", "timeout_s", "transfer"},
+      "", ErrorKind::invalid);
   RolloutSpec spec;
   spec.image = required_string(body, "image");
   if (!is_uuid(spec.image))
@@ -76,6 +77,8 @@ RolloutSpec parse_rollout_spec(const json& body) {
   if (!body.contains("selector")) throw invalid("\"selector\" is required", "selector");
   spec.selector = body["selector"];
   spec.filter = parse_node_selector(spec.selector);
+  spec.project = project_field(body);
+  spec.filter.scope = std::vector<std::string>{spec.project};
   spec.canary = bounded_int(body, "canary", 0, 100, 1);
   spec.batch_size = bounded_int(body, "batch_size", 1, 1000, 10);
   spec.max_parallel_per_rack = bounded_int(body, "max_parallel_per_rack", 1, 1000, 2);
@@ -105,6 +108,7 @@ json to_json(const Rollout& r, bool with_nodes) {
                 {"component", r.component},
                 {"version", r.version}}},
               {"selector", r.selector},
+              {"project", r.project},
               {"canary", r.canary},
               {"batch_size", r.batch_size},
               {"max_parallel_per_rack", r.max_parallel_per_rack},

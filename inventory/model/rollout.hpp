@@ -33,11 +33,12 @@ bool is_final(RolloutNodeState state);
 
 // POST /api/v1/firmware/rollouts, validated.
 struct RolloutSpec {
-  std::string image;        // the firmware image's id
-  nlohmann::json selector;  // as given, for the record
-  NodeFilter filter;        // parsed from it
-  int canary = 1;           // nodes updated first, alone in their batch
-  int batch_size = 10;      // nodes per batch after the canary
+  std::string image;                // the firmware image's id
+  nlohmann::json selector;          // as given, for the record
+  NodeFilter filter;                // parsed from it, limited to the project
+  std::string project = "default";  // a rollout updates the nodes of one project
+  int canary = 1;                   // nodes updated first, alone in their batch
+  int batch_size = 10;              // nodes per batch after the canary
   int max_parallel_per_rack = 2;
   int max_failures = 0;  // failed nodes tolerated before the rollout halts
   int health_gate_seconds = 300;
@@ -62,6 +63,7 @@ struct Rollout {
   std::string id;
   std::string image_id, image_name, component, version;
   nlohmann::json selector = nlohmann::json::object();
+  std::string project = "default";
   int canary = 0, batch_size = 1, max_parallel_per_rack = 1, max_failures = 0;
   int health_gate_seconds = 0;
   nlohmann::json task_parameters = nlohmann::json::object();

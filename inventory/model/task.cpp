@@ -155,6 +155,7 @@ json to_json(const Task& task) {
           {"kind", to_string(task.kind)},
           {"node_id", optional_text(task.node_id)},
           {"node_name", optional_text(task.node_name)},
+          {"project", optional_text(task.project)},
           {"parameters", task.parameters},
           {"state", to_string(task.state)},
           {"steps", steps_to_json(task.steps)},

@@ -58,6 +58,7 @@ struct Task {
   std::string id;
   TaskKind kind = TaskKind::power;
   std::optional<std::string> node_id, node_name;
+  std::optional<std::string> project;                    // its node's project when it was created
   nlohmann::json parameters = nlohmann::json::object();  // never holds a write-only secret
   TaskState state = TaskState::queued;
   std::vector<TaskStep> steps;

@@ -23,12 +23,22 @@ std::optional<nlohmann::json> ChangeRenderer::render(const db::ChangeRow& change
 nlohmann::json ChangeRenderer::read(const db::ChangeRow& change) const {
   const std::string& id = change.resource_id;
   const std::string& kind = change.kind;
-  if (kind == "node.updated") return to_json(stores_.nodes.get(id));
+  // A resource that moved to another project since the change shows its id only: its state now
+  // belongs to the other project's watchers.
+  auto moved = [&change](const std::string& project) { return change.project != project; };
+  if (kind == "node.updated") {
+    const Node node = stores_.nodes.get(id);
+    if (moved(node.project)) return nlohmann::json{{"id", id}};
+    return to_json(node);
+  }
   if (kind == "task.updated" && stores_.tasks) return to_json(stores_.tasks->get(id));
   if (kind == "rollout.updated" && stores_.rollouts)
     return to_json(stores_.rollouts->get(id), false);
-  if (kind == "cloud_account.updated" && stores_.cloud_accounts)
-    return to_json(stores_.cloud_accounts->get(id));
+  if (kind == "cloud_account.updated" && stores_.cloud_accounts) {
+    const CloudAccount account = stores_.cloud_accounts->get(id);
+    if (moved(account.spec.project)) return nlohmann::json{{"id", id}};
+    return to_json(account);
+  }
   // Deletions, and kinds this instance does not render (a newer instance's, during an upgrade).
   return nlohmann::json{{"id", id}};
 }

@@ -28,7 +28,7 @@ Subscription::Offered Subscription::offer(const std::vector<ChangeEventPtr>& eve
   std::lock_guard lock(mutex_);
   if (dropped_ || closed_) return offered;
   for (const auto& event : events) {
-    if (!wants_(event->row.kind)) continue;
+    if (!wants_(event->row)) continue;
     if (queue_.size() >= max) {
       // Memory stays bounded whatever the reader does; it reads the rest from the database.
       queue_.clear();

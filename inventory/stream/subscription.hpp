@@ -25,8 +25,8 @@ using ChangeEventPtr = std::shared_ptr<const ChangeEvent>;
 
 class Subscription {
  public:
-  // Which kinds of change it wants ("node.updated", ...); the others are not queued.
-  using Wants = std::function<bool(std::string_view kind)>;
+  // Which changes it wants (by kind, "node.updated", and project); the others are not queued.
+  using Wants = std::function<bool(const db::ChangeRow& change)>;
   // `wake` is called, from the feed's thread, after events were queued or the state changed.
   Subscription(Wants wants, std::function<void()> wake);
 

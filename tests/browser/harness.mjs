@@ -256,6 +256,12 @@ export class Instance {
     }
   }
 
+  // A new user who signs in with `password`, holding `roles` ([{project: null (every project) or a
+  // name, role}]), made by the admin; the user as the API answers it.
+  createUser(name, password, roles) {
+    return this.apiOk('POST', '/api/v1/users', { body: { name, password, roles } }, 201);
+  }
+
   // A new API token with `role` (viewer, operator, admin, auditor), made by the admin.
   async createToken(role) {
     this.tokens += 1;
@@ -434,10 +440,17 @@ export async function newUser(browser, instance, artifacts, name, { baseURL = in
   return { context, page };
 }
 
-// Signs in through the console's sign-in page; returns once the console shows a signed-in page
-// (the top bar with the session's role).
+// Switches the sign-in page from its user name and password to its API token field.
+export async function useTokenForm(page) {
+  await page.getByTestId('signin-use-token').click();
+  await page.getByTestId('signin-token').waitFor();
+}
+
+// Signs in with an API token through the console's sign-in page; returns once the console shows a
+// signed-in page (the top bar with the session's role).
 export async function signIn(page, token) {
   await page.goto('/');
+  await useTokenForm(page);
   await page.getByTestId('signin-token').fill(token);
   const [answer] = await Promise.all([
     page.waitForResponse((r) => r.url().endsWith('/api/v1/session') && r.request().method() === 'POST'),

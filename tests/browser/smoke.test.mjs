@@ -1,7 +1,7 @@
 // The console is served and signing in works: the sign-in page loads, a token the server does not
 // know is refused on the page, and the admin token reaches a signed-in page that names its role.
 import assert from 'node:assert/strict';
-import { scenario, signIn } from './harness.mjs';
+import { scenario, signIn, useTokenForm } from './harness.mjs';
 
 const s = scenario('smoke');
 let page;
@@ -10,7 +10,8 @@ s.test('the sign-in page loads', async () => {
   ({ page } = await s.user('admin'));
   const res = await page.goto('/');
   assert.equal(res.status(), 200);
-  await page.getByTestId('signin-token').waitFor();
+  await page.getByTestId('signin-username').waitFor();  // a user name and password first
+  await useTokenForm(page);
   assert.equal(await page.getByTestId('signin-token').getAttribute('type'), 'password');
   await s.artifacts.screenshot(page, 'sign-in');
 });

@@ -40,8 +40,12 @@ const std::string kNewPassword = "IHMARK-newbmc-e41f09b2";
 const std::string kEc2Secret = "IHMARK-ec2-secret-5a7d3e91c0";
 const std::string kBccSecret = "IHMARK-bcc-secret-19fe0a6b42";
 const std::string kOpenStackPassword = "IHMARK-openstack-77c1d2e0";
-const std::vector<std::string> kMarkers = {kBmcPassword, kWrongPassword, kNewPassword,
-                                           kEc2Secret,   kBccSecret,     kOpenStackPassword};
+const std::string kUserPassword = "IHMARK-user-pw-0b5c8e2d";
+const std::string kUserNewPassword = "IHMARK-user-new-6f1a93c7";
+const std::string kUserWrongPassword = "IHMARK-user-wrong-d2e7a410";
+const std::vector<std::string> kMarkers = {kBmcPassword,  kWrongPassword,   kNewPassword,
+                                           kEc2Secret,    kBccSecret,       kOpenStackPassword,
+                                           kUserPassword, kUserNewPassword, kUserWrongPassword};
 
 struct Clouds {
   asio::io_context io;
@@ -211,6 +215,19 @@ TEST_CASE("no marker secret appears in any response, log line, export, audit row
     api.send("POST", "/api/v1/cloud-accounts/aws/sync", json::object());
     std::this_thread::sleep_for(2s);  // a few more polls and syncs, the wrong ones included
 
+    // A person's password: set, used, mistyped, changed.
+    api.send("POST", "/api/v1/users",
+             {{"name", "ops"},
+              {"password", kUserPassword},
+              {"roles", {{{"project", nullptr}, {"role", "operator"}}}}});
+    for (const auto& password : {kUserWrongPassword, kUserPassword})
+      api.send("POST", "/api/v1/session", {{"username", "ops"}, {"password", password}});
+    api.send("PUT", "/api/v1/users/ops/password", {{"password", kUserNewPassword}});
+    api.send("POST", "/api/v1/session", {{"username", "ops"}, {"password", kUserNewPassword}});
+    api.send("POST", "/api/v1/users/ops/roles", {{"project", "default"}, {"role", "auditor"}});
+    api.get("/api/v1/users");
+    api.get("/api/v1/users/ops");
+
     // Everything that reads back what was stored.
     for (const char* target : {"/api/v1/nodes",
                                "/api/v1/nodes/gpu-good",
@@ -248,8 +265,9 @@ TEST_CASE("no marker secret appears in any response, log line, export, audit row
     CHECK(!streamed.empty());
     api.bodies.emplace_back("GET /api/v1/stream", streamed);
     bodies = std::move(api.bodies);
-    for (const char* table : {"audit_log", "events", "tasks", "nodes", "cloud_accounts",
-                              "node_versions", "export_manifests", "changes"}) {
+    for (const char* table :
+         {"audit_log", "events", "tasks", "nodes", "cloud_accounts", "node_versions",
+          "export_manifests", "changes", "users", "console_sessions", "sign_in_failures"}) {
       const std::string all = server.database().execute(
           std::string("SELECT coalesce(string_agg(t::text, E'\\n'), '') FROM ") + table + " t");
       rows.push_back(std::string(table) + ": " + all);

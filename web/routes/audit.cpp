@@ -10,6 +10,7 @@
 #include "web/csv_writer.hpp"
 #include "web/openapi.hpp"
 #include "web/request_context.hpp"
+#include "web/routes/node_access.hpp"
 #include "web/routes/routes.hpp"
 
 namespace ironhold::web {
@@ -200,16 +201,17 @@ asio::awaitable<Response> audit_page(Services& s, RequestContext& ctx, AuditQuer
 }
 
 asio::awaitable<Response> list_audit(Services& s, RequestContext& ctx) {
-  co_return co_await audit_page(s, ctx, audit_query_from(ctx));
+  AuditQuery q = audit_query_from(ctx);
+  q.filter.scope = ctx.scope(cap_audit);
+  co_return co_await audit_page(s, ctx, std::move(q));
 }
 
 asio::awaitable<Response> node_audit(Services& s, RequestContext& ctx) {
   AuditQuery q = audit_query_from(ctx);
   if (q.filter.target && !ctx.query_value("cursor"))
     throw invalid("\"target\" is the node of the path here", "target");
-  const std::string key = ctx.path_param("id");
-  auto work = [&s, key] { return s.nodes.get(key); };
-  const Node node = co_await s.blocking(work);
+  const Node node = co_await authorized_node(s, ctx, ctx.path_param("id"), cap_audit);
+  q.filter.scope = ctx.scope(cap_audit);
   if (q.filter.target && *q.filter.target != node.id)
     throw invalid("the cursor belongs to another node's entries", "cursor");
   q.filter.target = node.id;
@@ -262,7 +264,7 @@ void register_audit_routes(Api& api) {
                      openapi::page_of("AuditEntry")}});
   api.router().add({http::verb::get,
                     "/api/v1/audit/verify",
-                    Access::auditor,
+                    Access::global_auditor,
                     [&s](RequestContext& ctx) { return verify_audit(s, ctx); },
                     {"Walks the audit chain and reports the first entry modified, deleted, "
                      "inserted or reordered since it was written",

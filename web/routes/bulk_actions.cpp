@@ -43,7 +43,10 @@ asio::awaitable<Response> bulk_action(Services& s, RequestContext& ctx) {
   reject_unknown_keys(body, {"selector", "action", "parameters", "max_parallel", "dry_run"}, "",
                       ErrorKind::invalid);
   if (!body.contains("selector")) throw invalid("\"selector\" is required", "selector");
-  const NodeFilter filter = parse_node_selector(body["selector"]);
+  NodeFilter filter = parse_node_selector(body["selector"]);
+  // Only nodes of the projects where the caller may act are selected.
+  filter.scope = ctx.scope(cap_act);
+  if (filter.scope && filter.scope->size() == 1) ctx.target_project = filter.scope->front();
   const std::string action = required_string(body, "action");
   // The actions a bulk request may take; cleaning belongs to the lifecycle (release).
   const auto kind = parse_enum<TaskKind>(action);

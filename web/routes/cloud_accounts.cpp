@@ -28,6 +28,7 @@ void set_requested_target(RequestContext& ctx) {
 // What the audit trail may keep of an enrollment: everything but the secrets.
 json public_parameters(const CloudAccountSpec& spec) {
   return {{"name", spec.name},
+          {"project", spec.project},
           {"provider", spec.provider},
           {"endpoint", spec.endpoint ? json(*spec.endpoint) : json(nullptr)},
           {"region", spec.region},
@@ -38,6 +39,19 @@ json public_parameters(const CloudAccountSpec& spec) {
           {"sync_interval_s", spec.sync_interval_s}};
 }
 
+// The account the path names, when the caller may do `capability` in its project; otherwise the
+// answer is the one for an account that does not exist (or 403 when the caller may only read).
+asio::awaitable<CloudAccount> authorized_account(Services& s, RequestContext& ctx,
+                                                 unsigned capability) {
+  db::CloudAccountStore* store = &accounts_of(s);
+  const std::string& key = ctx.path_param("id");
+  auto work = [store, key] { return store->get(key); };
+  CloudAccount account = co_await s.blocking(work);
+  ctx.require(capability, account.spec.project,
+              "no cloud account has the id or name \"" + key.substr(0, 100) + "\"");
+  co_return account;
+}
+
 void forget_cached(Services& s, const CloudAccount& account) {
   if (!s.cloud_sync) return;
   if (CloudDriver* driver = s.cloud_sync->driver(account.spec.provider)) driver->forget(account.id);
@@ -46,10 +60,13 @@ void forget_cached(Services& s, const CloudAccount& account) {
 asio::awaitable<Response> enroll_account(Services& s, RequestContext& ctx) {
   ctx.only_query({});
   ctx.target_type = "cloud_account";
-  const json body = ctx.json_body();
+  json body = ctx.json_body();
   if (body.is_object() && body.contains("name") && body["name"].is_string())
     ctx.target_name = body["name"].get<std::string>();
+  if (body.is_object() && !body.contains("project"))
+    body["project"] = ctx.default_project(cap_manage);
   const CloudAccountSpec spec = parse_cloud_account_spec(body);
+  ctx.require(cap_manage, spec.project, "no project is named \"" + spec.project + "\"");
   ctx.audit_details["parameters"] = public_parameters(spec);
   db::CloudAccountStore* store = &accounts_of(s);
   auto work = [store, spec] { return store->create(spec); };
@@ -64,7 +81,7 @@ asio::awaitable<Response> enroll_account(Services& s, RequestContext& ctx) {
 asio::awaitable<Response> list_accounts(Services& s, RequestContext& ctx) {
   ctx.only_query({});
   db::CloudAccountStore* store = &accounts_of(s);
-  auto work = [store] { return store->list(); };
+  auto work = [store, scope = ctx.scope(cap_read)] { return store->list(scope); };
   const auto accounts = co_await s.blocking(work);
   json items = json::array();
   for (const auto& a : accounts) items.push_back(to_json(a));
@@ -73,10 +90,7 @@ asio::awaitable<Response> list_accounts(Services& s, RequestContext& ctx) {
 
 asio::awaitable<Response> show_account(Services& s, RequestContext& ctx) {
   ctx.only_query({});
-  db::CloudAccountStore* store = &accounts_of(s);
-  std::string key = ctx.path_param("id");
-  auto work = [store, key] { return store->get(key); };
-  const CloudAccount account = co_await s.blocking(work);
+  const CloudAccount account = co_await authorized_account(s, ctx, cap_read);
   co_return ctx.json(http::status::ok, to_json(account));
 }
 
@@ -91,7 +105,15 @@ asio::awaitable<Response> update_account(Services& s, RequestContext& ctx) {
     ctx.audit_details["fields"] = fields;
   }
   db::CloudAccountStore* store = &accounts_of(s);
-  std::string key = ctx.path_param("id");
+  const CloudAccount current = co_await authorized_account(s, ctx, cap_manage);
+  if (patch.is_object() && patch.contains("project") && patch["project"].is_string() &&
+      patch["project"] != current.spec.project) {
+    const std::string to = patch["project"].get<std::string>();
+    ctx.require(cap_manage, to, "no project is named \"" + to.substr(0, 100) + "\"");
+    ctx.audit_details["project"] = {{"from", current.spec.project}, {"to", to}};
+    ctx.target_project = current.spec.project;
+  }
+  std::string key = current.id;
   struct Updated {
     CloudAccount account;
     bool credentials_changed = false;
@@ -113,7 +135,8 @@ asio::awaitable<Response> delete_account(Services& s, RequestContext& ctx) {
   ctx.only_query({});
   set_requested_target(ctx);
   db::CloudAccountStore* store = &accounts_of(s);
-  std::string key = ctx.path_param("id");
+  const CloudAccount current = co_await authorized_account(s, ctx, cap_manage);
+  std::string key = current.id;
   struct Removed {
     CloudAccount account;
     int nodes_retired = 0;
@@ -134,10 +157,11 @@ asio::awaitable<Response> sync_account(Services& s, RequestContext& ctx) {
   ctx.only_query({});
   set_requested_target(ctx);
   db::CloudAccountStore* store = &accounts_of(s);
+  const CloudAccount current = co_await authorized_account(s, ctx, cap_act);
   if (!s.cloud_sync)
     throw Error(ErrorKind::unavailable,
                 "this server does not sync cloud accounts (it runs no cloud sync)");
-  std::string key = ctx.path_param("id");
+  std::string key = current.id;
   auto work = [store, key] { return store->request_sync(key); };
   const CloudAccount account = co_await s.blocking(work);
   ctx.set_target("cloud_account", account.id, account.spec.name);

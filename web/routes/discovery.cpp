@@ -57,15 +57,15 @@ json run_json(const DiscoveryRun& run, bool with_results) {
 asio::awaitable<Response> start_discovery(Discovery& d, Services& s, RequestContext& ctx) {
   ctx.only_query({});
   ctx.target_type = "discovery";
-  const json body = ctx.json_body();
+  json body = ctx.json_body();
+  if (body.is_object() && !body.contains("project")) body["project"] = ctx.default_project(cap_act);
   DiscoveryRequest request = discovery::parse_discovery_request(body);
+  ctx.require(cap_act, request.project, "no project is named \"" + request.project + "\"");
   ctx.audit_details["parameters"] = discovery::public_parameters(request);
   if (!d.service)
     throw Error(ErrorKind::unavailable,
                 "network discovery is unavailable on this server: it has no endpoint prober");
-  discovery::Requester who{ctx.actor(),
-                           ctx.token ? std::optional<std::string>(ctx.token->id) : std::nullopt,
-                           ctx.request_id};
+  discovery::Requester who{ctx.actor(), ctx.actor_id(), ctx.request_id};
   discovery::DiscoveryService* service = d.service.get();
   auto work = [service, request, who] { return service->submit(request, who); };
   const DiscoveryRun run = co_await s.blocking(work);
@@ -81,6 +81,7 @@ asio::awaitable<Response> show_discovery(Discovery& d, Services& s, RequestConte
   std::string id = ctx.path_param("id");
   auto work = [store, id] { return store->get(id); };
   const DiscoveryRun run = co_await s.blocking(work);
+  ctx.require(cap_read, run.project, "no discovery run has the id \"" + id.substr(0, 100) + "\"");
   co_return ctx.json(http::status::ok, run_json(run, true));
 }
 
@@ -95,7 +96,7 @@ asio::awaitable<Response> list_discoveries(Discovery& d, Services& s, RequestCon
                     "limit");
   }
   db::DiscoveryStore* store = &d.store;
-  auto work = [store, limit] { return store->recent(limit); };
+  auto work = [store, limit, scope = ctx.scope(cap_read)] { return store->recent(limit, scope); };
   const std::vector<DiscoveryRun> runs = co_await s.blocking(work);
   json items = json::array();
   for (const auto& run : runs) items.push_back(run_json(run, false));

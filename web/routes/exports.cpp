@@ -2,6 +2,8 @@
 // the node list's selectors; as_of for the inventory as it was then), streamed from a cursor on a
 // connection pool of their own, and GET /api/v1/export/manifests/{id}, which proves afterwards
 // what a completed export contained.
+#include <algorithm>
+
 #include "inventory/crypto/primitives.hpp"
 #include "inventory/crypto/sha256_stream.hpp"
 #include "inventory/db/export_store.hpp"
@@ -232,6 +234,8 @@ db::ExportManifestStore& manifests_of(Services& s) {
 asio::awaitable<Response> export_kind(Services& s, RequestContext& ctx, db::ExportKind kind) {
   db::ExportManifestStore& manifests = manifests_of(s);
   ExportPlan plan = plan_from(ctx, kind);
+  // Only the projects whose nodes the caller may read.
+  plan.request.filter.scope = ctx.scope(cap_read);
   auto slot = std::make_shared<ExportSlot>(*s.export_budget);
   // The cursor first: a selection the database refuses is an error answer, not a cut body.
   auto open = [&s, request = plan.request] {
@@ -243,7 +247,8 @@ asio::awaitable<Response> export_kind(Services& s, RequestContext& ctx, db::Expo
   asked.format = std::string(to_string(plan.format));
   asked.parameters = plan.parameters;
   asked.requested_by = ctx.actor();
-  if (ctx.token) asked.requested_by_id = ctx.token->id;
+  asked.requested_by_id = ctx.actor_id();
+  asked.projects = plan.request.filter.scope;
   auto begin = [&manifests, asked, request_id = ctx.request_id] {
     return manifests.begin(asked, request_id);
   };
@@ -275,10 +280,18 @@ asio::awaitable<Response> manifest(Services& s, RequestContext& ctx) {
   const std::string id = ctx.path_param("id");
   auto work = [&manifests, id] { return manifests.get(id); };
   const auto found = co_await s.blocking(work);
-  // Someone else's export is not shown to whoever cannot read the audit trail.
+  // A manifest is shown to its requester, and to whoever may audit every project it covered.
+  auto covers = [&ctx](const ProjectScope& projects) {
+    const ProjectScope mine = ctx.scope(cap_read | cap_audit);
+    if (!mine) return true;
+    if (!projects) return false;
+    return std::all_of(projects->begin(), projects->end(), [&](const std::string& p) {
+      return std::find(mine->begin(), mine->end(), p) != mine->end();
+    });
+  };
   const bool may_read =
-      found && (allows(Access::auditor, ctx.token->role) ||
-                (found->requested_by_id && *found->requested_by_id == ctx.token->id));
+      found && ((found->requested_by_id && found->requested_by_id == ctx.actor_id()) ||
+                (ctx.permissions().can_anywhere(cap_audit) && covers(found->projects)));
   if (!may_read) throw Error(ErrorKind::not_found, "no export " + id.substr(0, 64));
   if (found->state == "running")
     throw Error(ErrorKind::conflict, "export " + id +

@@ -79,7 +79,7 @@ asio::awaitable<Response> compliance(Services& s, RequestContext& ctx) {
   if (format != "json" && format != "csv")
     throw invalid("\"format\" must be json or csv", "format");
   db::BaselineStore* store = &baselines_of(s);
-  auto work = [store] { return store->compliance(); };
+  auto work = [store, scope = ctx.scope(cap_read)] { return store->compliance(scope); };
   const ComplianceReport report = co_await s.blocking(work);
   if (format == "csv") {
     Response res{http::status::ok, ctx.request.version()};
@@ -116,7 +116,7 @@ void register_firmware_baseline_routes(Api& api) {
   api.router().add(
       {http::verb::put,
        "/api/v1/firmware/baselines/{model}",
-       Access::admin,
+       Access::global_admin,
        bind(put_baseline),
        {"Set the firmware baseline of a server model (the versions its components should run)",
         none,
@@ -144,7 +144,7 @@ void register_firmware_baseline_routes(Api& api) {
                     {"One model's firmware baseline", none, nullptr, 200, baseline_schema()}});
   api.router().add({http::verb::delete_,
                     "/api/v1/firmware/baselines/{model}",
-                    Access::admin,
+                    Access::global_admin,
                     bind(delete_baseline),
                     {"Remove a model's firmware baseline", none, nullptr, 204, nullptr}});
   api.router().add({http::verb::get,

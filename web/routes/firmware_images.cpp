@@ -252,7 +252,7 @@ void register_firmware_image_routes(Api& api) {
         {"schema", {{"type", "string"}}}}});
   Route upload_route{http::verb::post,
                      "/api/v1/firmware/images",
-                     Access::admin,
+                     Access::global_admin,
                      bind(upload),
                      {"Upload a firmware image: the body is the image (streamed, any size), "
                       "described by the query; 422 when X-Checksum-SHA256 does not match",
@@ -281,7 +281,7 @@ void register_firmware_image_routes(Api& api) {
   api.router().add(
       {http::verb::delete_,
        "/api/v1/firmware/images/{id}",
-       Access::admin,
+       Access::global_admin,
        bind(remove),
        {"Delete a firmware image and its bytes", json::array(), nullptr, 204, nullptr}});
   api.router().add(

@@ -7,6 +7,7 @@
 #include "web/cursor.hpp"
 #include "web/openapi.hpp"
 #include "web/request_context.hpp"
+#include "web/routes/node_access.hpp"
 #include "web/routes/routes.hpp"
 
 namespace ironhold::web {
@@ -61,10 +62,9 @@ std::vector<std::string> enum_list_param(const RequestContext& ctx, std::string_
 }
 
 // The node a path names, by id or name, retired ones included (their history stays readable).
-asio::awaitable<Node> path_node(Services& s, const RequestContext& ctx) {
-  std::string key = ctx.path_param("id");
-  auto work = [&s, key] { return s.nodes.get(key); };
-  Node node = co_await s.blocking(work);
+// The path's node, when the caller may read in its project.
+asio::awaitable<Node> path_node(Services& s, RequestContext& ctx) {
+  Node node = co_await authorized_node(s, ctx, ctx.path_param("id"), cap_read);
   co_return node;
 }
 
@@ -197,20 +197,21 @@ asio::awaitable<Response> respond_events(Services& s, RequestContext& ctx, db::E
 
 asio::awaitable<Response> node_events(Services& s, RequestContext& ctx) {
   db::EventQuery q = event_query(ctx, false);
-  if (!q.node_id) {
-    const Node node = co_await path_node(s, ctx);
-    q.node_id = node.id;
-  }
+  // Always the path's node: a cursor is client input and may name another.
+  const Node node = co_await path_node(s, ctx);
+  q.node_id = node.id;
+  q.scope = ctx.scope(cap_read);
   Response response = co_await respond_events(s, ctx, std::move(q));
   co_return response;
 }
 
 asio::awaitable<Response> fleet_events(Services& s, RequestContext& ctx) {
   db::EventQuery q = event_query(ctx, true);
+  q.scope = ctx.scope(cap_read);
   if (!ctx.query_value("cursor")) {
     if (auto node_key = ctx.query_value("node")) {
-      auto work = [&s, key = *node_key] { return s.nodes.get(key); };
-      const Node node = co_await s.blocking(work);
+      const std::string key = *node_key;
+      const Node node = co_await authorized_node(s, ctx, key, cap_read);
       q.node_id = node.id;
     }
   }

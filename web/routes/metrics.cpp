@@ -1,6 +1,7 @@
 // GET /metrics: Prometheus text format. Per node: power, health and reachability as gauges and
 // the highest reading of each sensor kind; then the poller's latency histograms and counters.
 // Needs a viewer token (node names are inventory): Prometheus sends it as a bearer credential.
+// A token of some projects sees their nodes' series only, and not the poller's fleet-wide ones.
 #include "web/request_context.hpp"
 #include "web/routes/routes.hpp"
 
@@ -36,7 +37,7 @@ std::string render_nodes(const std::vector<db::NodeGauges>& nodes) {
   };
   auto node_labels = [](const db::NodeGauges& n) {
     return "node=\"" + label(n.name) + "\",node_id=\"" + n.id + "\",driver=\"" + label(n.driver) +
-           "\"";
+           "\",project=\"" + label(n.project) + "\"";
   };
   header("ironhold_node_power_on", "1 when the node is powered on, 0 otherwise (see state).");
   for (const auto& n : nodes)
@@ -74,12 +75,15 @@ void register_metrics_routes(Api& api) {
                     [&s](RequestContext& ctx) -> asio::awaitable<Response> {
                       ctx.only_query({});
                       std::string body;
+                      // Only the nodes of the caller's projects; the poller's own figures
+                      // describe the whole fleet, so only who may see all of it gets them.
+                      const ProjectScope scope = ctx.scope(cap_read);
                       if (s.hardware) {
-                        auto work = [&s] { return s.hardware->gauges(); };
+                        auto work = [&s, scope] { return s.hardware->gauges(scope); };
                         const auto nodes = co_await s.blocking(work);
                         body = render_nodes(nodes);
                       }
-                      if (s.poll_metrics) body += s.poll_metrics->render();
+                      if (s.poll_metrics && !scope) body += s.poll_metrics->render();
                       Response response{http::status::ok, ctx.request.version()};
                       response.set(http::field::content_type,
                                    "text/plain; version=0.0.4; charset=utf-8");

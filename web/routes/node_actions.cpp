@@ -5,6 +5,7 @@
 #include "inventory/tasks/task_engine.hpp"
 #include "web/idempotency.hpp"
 #include "web/openapi.hpp"
+#include "web/routes/node_access.hpp"
 #include "web/routes/routes.hpp"
 #include "web/routes/task_views.hpp"
 
@@ -15,13 +16,12 @@ using nlohmann::json;
 
 asio::awaitable<Response> create_node_task(Services& s, RequestContext& ctx, TaskKind kind) {
   ctx.only_query({});
-  ctx.target_type = "node";
-  ctx.target_name = ctx.path_param("id");
   db::TaskStore* store = &task_store_of(s);
   const json body = ctx.request.body().empty() ? json::object() : ctx.json_body();
+  const Node node = co_await authorized_node(s, ctx, ctx.path_param("id"), cap_act);
   db::NewTask task;
   task.kind = kind;
-  task.node = ctx.path_param("id");
+  task.node = node.id;
   task.parameters = parse_task_parameters(kind, body);
   task.requested_by = ctx.actor();
   ctx.audit_details["parameters"] = task.parameters.parameters;

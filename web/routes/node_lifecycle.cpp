@@ -5,6 +5,7 @@
 #include "inventory/model/json_fields.hpp"
 #include "inventory/tasks/task_engine.hpp"
 #include "web/openapi.hpp"
+#include "web/routes/node_access.hpp"
 #include "web/routes/routes.hpp"
 
 namespace ironhold::web {
@@ -27,7 +28,8 @@ asio::awaitable<Response> lifecycle_action(Services& s, RequestContext& ctx) {
                         "action");
   ctx.audit_details["action"] = name;
   db::LifecycleStore* store = s.lifecycle;
-  std::string key = ctx.path_param("id");
+  const Node node = co_await authorized_node(s, ctx, ctx.path_param("id"), cap_act);
+  std::string key = node.id;
   std::string actor = ctx.actor();
   auto work = [store, key, action, actor] { return store->apply(key, *action, actor); };
   const db::LifecycleOutcome out = co_await s.blocking(work);

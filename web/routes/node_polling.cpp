@@ -4,6 +4,7 @@
 #include "inventory/error.hpp"
 #include "web/openapi.hpp"
 #include "web/request_context.hpp"
+#include "web/routes/node_access.hpp"
 #include "web/routes/routes.hpp"
 
 namespace ironhold::web {
@@ -17,11 +18,8 @@ db::PollStore& polls(Services& s) {
 }
 
 // A further System behind another node's BMC is read through that node.
-asio::awaitable<Node> polled_node(Services& s, RequestContext& ctx) {
-  std::string key = ctx.path_param("id");
-  auto work = [&s, key] { return s.nodes.get(key); };
-  Node node = co_await s.blocking(work);
-  ctx.set_target("node", node.id, node.name);
+asio::awaitable<Node> polled_node(Services& s, RequestContext& ctx, unsigned capability) {
+  Node node = co_await authorized_node(s, ctx, ctx.path_param("id"), capability);
   if (node.retired_at) throw conflict("node \"" + node.name + "\" is retired");
   if (node.source != Source::bmc)
     throw conflict("node \"" + node.name + "\" is a cloud instance; its account's sync reads it");
@@ -35,7 +33,7 @@ asio::awaitable<Node> polled_node(Services& s, RequestContext& ctx) {
 
 asio::awaitable<Response> inspect_node(Services& s, RequestContext& ctx) {
   ctx.only_query({});
-  const Node node = co_await polled_node(s, ctx);
+  const Node node = co_await polled_node(s, ctx, cap_act);
   auto work = [&s, id = node.id] {
     polls(s).request_inspection(id);
     return polls(s).schedule(id);
@@ -51,7 +49,7 @@ asio::awaitable<Response> inspect_node(Services& s, RequestContext& ctx) {
 
 asio::awaitable<Response> repin_node(Services& s, RequestContext& ctx) {
   ctx.only_query({});
-  const Node node = co_await polled_node(s, ctx);
+  const Node node = co_await polled_node(s, ctx, cap_manage);
   if (node.options.is_object() && node.options.value("tls", "pin") != "pin")
     throw conflict("node \"" + node.name + "\" does not pin its BMC's certificate (tls: " +
                    node.options.value("tls", "") + ")");

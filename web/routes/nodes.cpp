@@ -3,6 +3,7 @@
 #include "inventory/error.hpp"
 #include "web/openapi.hpp"
 #include "web/request_context.hpp"
+#include "web/routes/node_access.hpp"
 #include "web/routes/node_views.hpp"
 #include "web/routes/routes.hpp"
 
@@ -19,6 +20,7 @@ void set_requested_target(RequestContext& ctx) {
 
 asio::awaitable<Response> list_nodes(Services& s, RequestContext& ctx) {
   NodeQuery query = node_query_from(ctx.query);
+  query.filter.scope = ctx.scope(cap_read);
   auto work = [&s, query] { return s.nodes.list(query); };
   auto page = co_await s.blocking(work);
   co_return ctx.json(http::status::ok, page_json(page));
@@ -26,6 +28,7 @@ asio::awaitable<Response> list_nodes(Services& s, RequestContext& ctx) {
 
 asio::awaitable<Response> summarize_nodes(Services& s, RequestContext& ctx) {
   NodeFilter filter = node_filter_from(ctx.query);
+  filter.scope = ctx.scope(cap_read);
   auto work = [&s, filter] { return s.nodes.summary(filter); };
   auto summary = co_await s.blocking(work);
   co_return ctx.json(http::status::ok, summary);
@@ -33,9 +36,7 @@ asio::awaitable<Response> summarize_nodes(Services& s, RequestContext& ctx) {
 
 asio::awaitable<Response> show_node(Services& s, RequestContext& ctx) {
   ctx.only_query({});
-  std::string key = ctx.path_param("id");
-  auto work = [&s, key] { return s.nodes.get(key); };
-  auto node = co_await s.blocking(work);
+  const Node node = co_await authorized_node(s, ctx, ctx.path_param("id"), cap_read);
   co_return ctx.json(http::status::ok, to_json(node));
 }
 
@@ -104,10 +105,12 @@ asio::awaitable<NodeSpec> resolve_auto_driver(Services& s, RequestContext& ctx, 
 asio::awaitable<Response> enroll_node(Services& s, RequestContext& ctx) {
   ctx.only_query({});
   ctx.target_type = "node";
-  const json body = ctx.json_body();
+  json body = ctx.json_body();
   if (body.is_object() && body.contains("name") && body["name"].is_string())
     ctx.target_name = body["name"].get<std::string>();
+  if (body.is_object() && !body.contains("project")) body["project"] = ctx.default_project(cap_act);
   NodeSpec spec = parse_node_spec(body);
+  ctx.require(cap_act, spec.project, "no project is named \"" + spec.project + "\"");
   if (spec.driver == "auto") {
     const Endpoint host = spec.endpoint;
     spec = co_await resolve_auto_driver(s, ctx, body, host);
@@ -130,8 +133,17 @@ asio::awaitable<Response> update_node(Services& s, RequestContext& ctx) {
     for (const auto& [key, value] : patch.items()) fields.push_back(key);
     ctx.audit_details["fields"] = fields;
   }
-  std::string key = ctx.path_param("id");
-  auto work = [&s, key, patch] { return s.nodes.update(key, patch); };
+  const Node current = co_await authorized_node(s, ctx, ctx.path_param("id"), cap_act);
+  // Moving a node to another project takes an admin of both.
+  if (patch.is_object() && patch.contains("project") && patch["project"].is_string() &&
+      patch["project"] != current.project) {
+    const std::string to = patch["project"].get<std::string>();
+    ctx.require(cap_manage, current.project, node_not_found_message(ctx.path_param("id")));
+    ctx.require(cap_manage, to, "no project is named \"" + to.substr(0, 100) + "\"");
+    ctx.audit_details["project"] = {{"from", current.project}, {"to", to}};
+    ctx.target_project = current.project;
+  }
+  auto work = [&s, id = current.id, patch] { return s.nodes.update(id, patch); };
   auto node = co_await s.blocking(work);
   ctx.set_target("node", node.id, node.name);
   co_return ctx.json(http::status::ok, to_json(node));
@@ -144,13 +156,16 @@ asio::awaitable<Response> delete_node(Services& s, RequestContext& ctx) {
   if (purge_value != "true" && purge_value != "false")
     throw invalid("\"purge\" must be true or false", "purge");
   const bool purge = purge_value == "true";
-  if (purge && !ctx.has_role(Role::admin))
+  const Node current = co_await authorized_node(s, ctx, ctx.path_param("id"), cap_act);
+  if (purge && !ctx.can(cap_manage, current.project))
     throw Error(ErrorKind::forbidden,
-                "only an admin may purge a node (?purge=true); retiring it "
-                "(DELETE without purge) keeps its history");
+                "only an admin of project " + current.project +
+                    " may purge a node (?purge=true); retiring it (DELETE without purge) keeps "
+                    "its history");
   ctx.audit_details["purge"] = purge;
-  std::string key = ctx.path_param("id");
-  auto work = [&s, key, purge] { return purge ? s.nodes.purge(key) : s.nodes.retire(key); };
+  auto work = [&s, id = current.id, purge] {
+    return purge ? s.nodes.purge(id) : s.nodes.retire(id);
+  };
   auto node = co_await s.blocking(work);
   ctx.set_target("node", node.id, node.name);
   co_return ctx.empty(http::status::no_content);
@@ -178,6 +193,7 @@ json filter_parameters() {
       p("rack", "exact rack"),
       p("q", "case-insensitive substring of the name"),
       p("gpu_model", "exact GPU model of the hardware summary; repeat for several"),
+      p("project", "project names; comma-separated values match any"),
   });
 }
 

@@ -16,12 +16,27 @@ db::RolloutStore& rollouts_of(Services& s) {
   return *s.rollouts;
 }
 
+// The rollout the path names, when the caller may do `capability` in its project (otherwise the
+// answer for a rollout that does not exist, or 403 when the caller may only read).
+asio::awaitable<Rollout> authorized_rollout(Services& s, RequestContext& ctx, unsigned capability) {
+  db::RolloutStore* store = &rollouts_of(s);
+  const std::string& id = ctx.path_param("id");
+  ctx.target_type = "firmware_rollout";
+  ctx.target_name = id;
+  auto work = [store, id] { return store->get(id); };
+  Rollout rollout = co_await s.blocking(work);
+  ctx.require(capability, rollout.project, "no rollout \"" + id + "\"");
+  co_return rollout;
+}
+
 asio::awaitable<Response> start(Services& s, RequestContext& ctx) {
   ctx.only_query({});
   ctx.target_type = "firmware_rollout";
   db::RolloutStore* store = &rollouts_of(s);
-  const json body = ctx.json_body();
+  json body = ctx.json_body();
+  if (body.is_object() && !body.contains("project")) body["project"] = ctx.default_project(cap_act);
   const RolloutSpec spec = parse_rollout_spec(body);
+  ctx.require(cap_act, spec.project, "no project is named \"" + spec.project + "\"");
   ctx.audit_details = {{"image", spec.image},
                        {"selector", spec.selector},
                        {"canary", spec.canary},
@@ -57,7 +72,7 @@ asio::awaitable<Response> list(Services& s, RequestContext& ctx) {
   ctx.only_query({"limit"});
   const int limit = ctx.limit_param(50, 500);
   db::RolloutStore* store = &rollouts_of(s);
-  auto work = [store, limit] { return store->list(limit); };
+  auto work = [store, limit, scope = ctx.scope(cap_read)] { return store->list(limit, scope); };
   const std::vector<Rollout> rollouts = co_await s.blocking(work);
   json items = json::array();
   for (const auto& r : rollouts) items.push_back(to_json(r, false));
@@ -66,9 +81,7 @@ asio::awaitable<Response> list(Services& s, RequestContext& ctx) {
 
 asio::awaitable<Response> show(Services& s, RequestContext& ctx) {
   ctx.only_query({});
-  db::RolloutStore* store = &rollouts_of(s);
-  auto work = [store, id = ctx.path_param("id")] { return store->get(id); };
-  const Rollout rollout = co_await s.blocking(work);
+  const Rollout rollout = co_await authorized_rollout(s, ctx, cap_read);
   co_return ctx.json(http::status::ok, to_json(rollout, true));
 }
 
@@ -77,7 +90,8 @@ enum class Steer { pause, resume, abort };
 asio::awaitable<Response> steer(Services& s, RequestContext& ctx, Steer how) {
   ctx.only_query({});
   db::RolloutStore* store = &rollouts_of(s);
-  auto work = [store, how, id = ctx.path_param("id"), actor = ctx.actor()] {
+  const Rollout current = co_await authorized_rollout(s, ctx, cap_act);
+  auto work = [store, how, id = current.id, actor = ctx.actor()] {
     switch (how) {
       case Steer::pause:
         return store->pause(id, actor);

@@ -51,6 +51,7 @@ asio::awaitable<Response> open_stream(ChangeStreaming& streaming, Services& s,
   StreamRequest request =
       parse_stream_request(std::string_view(header.data(), header.size()),
                            ctx.query_value("last_event_id"), ctx.query_value("kinds"));
+  request.scope = ctx.scope(cap_read);
   auto opening = open_change_stream(s, streaming.feed(), std::move(request));
   std::shared_ptr<BodySource> body = co_await std::move(opening);
   // No Content-Length: the server sends the body chunked, as the events come.

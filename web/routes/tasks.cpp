@@ -58,7 +58,8 @@ db::TaskFilter task_filter(const RequestContext& ctx) {
 
 asio::awaitable<Response> list_tasks(Services& s, RequestContext& ctx) {
   db::TaskStore* store = &task_store_of(s);
-  const db::TaskFilter filter = task_filter(ctx);
+  db::TaskFilter filter = task_filter(ctx);
+  filter.scope = ctx.scope(cap_read);
   auto work = [store, filter] { return store->list(filter); };
   const db::TaskPage page = co_await s.blocking(work);
   json items = json::array();
@@ -83,6 +84,7 @@ asio::awaitable<Response> show_task(Services& s, RequestContext& ctx) {
   std::string id = ctx.path_param("id");
   auto work = [store, id] { return store->get(id); };
   const Task task = co_await s.blocking(work);
+  ctx.require(cap_read, task.project.value_or(""), "no task \"" + id + "\"");
   co_return ctx.json(http::status::ok, to_json(task));
 }
 
@@ -93,6 +95,9 @@ asio::awaitable<Response> cancel_task(Services& s, RequestContext& ctx) {
   db::TaskStore* store = &task_store_of(s);
   std::string id = ctx.path_param("id");
   std::string actor = ctx.actor();
+  auto load = [store, id] { return store->get(id); };
+  const Task before = co_await s.blocking(load);
+  ctx.require(cap_act, before.project.value_or(""), "no task \"" + id + "\"");
   auto work = [store, id, actor] { return store->request_cancel(id, actor); };
   const Task task = co_await s.blocking(work);
   ctx.set_target("task", task.id, task.node_name.value_or(""));

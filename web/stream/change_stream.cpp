@@ -36,7 +36,7 @@ std::function<void()> wake_up(const std::shared_ptr<StreamWaiter>& waiter,
 }
 
 Subscription::Wants wants_of(const StreamRequest& request) {
-  return [request](std::string_view kind) { return request.wants(kind); };
+  return [request](const db::ChangeRow& change) { return request.wants(change); };
 }
 
 // Where a new stream starts.
@@ -211,7 +211,7 @@ std::string ChangeStreamBody::frames(const std::vector<ChangeEventPtr>& events) 
     // the client some of these already.
     if (e->row.position <= cursor_) continue;
     cursor_ = e->row.position;
-    if (!e->data || !request_.wants(e->row.kind)) continue;
+    if (!e->data || !request_.wants(e->row)) continue;
     out += sse::event(std::to_string(e->row.position.id), e->row.kind, *e->data);
   }
   return out;

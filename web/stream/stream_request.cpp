@@ -43,6 +43,12 @@ std::set<std::string> parse_families(std::string_view text) {
 
 }  // namespace
 
+bool StreamRequest::wants(const db::ChangeRow& change) const {
+  if (!wants(change.kind)) return false;
+  if (!scope) return true;
+  return change.project && std::find(scope->begin(), scope->end(), *change.project) != scope->end();
+}
+
 bool StreamRequest::wants(std::string_view kind) const {
   const auto family = family_of(kind);
   if (family == "stream") return true;  // the stream's own events (stream.reset) always go

@@ -8,6 +8,9 @@
 #include <string_view>
 #include <vector>
 
+#include "inventory/db/change_store.hpp"
+#include "inventory/model/access.hpp"
+
 namespace ironhold::web {
 
 struct StreamRequest {
@@ -15,9 +18,13 @@ struct StreamRequest {
   std::optional<std::int64_t> last_event_id;
   // "node", "task", "rollout", "cloud_account"; empty: all of them.
   std::set<std::string> families;
+  // The projects whose changes the client may see (from its credentials); nullopt: every one.
+  ProjectScope scope;
 
   // Whether an event of this kind ("node.updated") goes to the client.
   bool wants(std::string_view kind) const;
+  // And this change: its kind, and its project in the client's scope.
+  bool wants(const db::ChangeRow& change) const;
 };
 
 // The families ?kinds= may name.

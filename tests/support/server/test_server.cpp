@@ -32,6 +32,9 @@ TestServer::TestServer(web::ServerOptions options, bmc::ProbeOptions probe,
   config.tasks_enabled = tasks.has_value();
   if (tasks) config.tasks = *tasks;
   config.rollout_interval = std::chrono::milliseconds(200);
+  // Cheap password hashes (scrypt N = 2^10): sign-ins are many here and the sanitizers are slow;
+  // the stored parameters are read back per hash, so every code path is the production one.
+  config.password_hashing = {.log2_n = 10, .r = 8, .p = 1};
   host_ = std::make_unique<app::ServiceHost>(config);
   port_ = host_->start().port();
 }
@@ -61,7 +64,7 @@ std::string TestServer::token(std::string_view role_name) {
   const auto role = parse_enum<Role>(role_name);
   if (!role) throw std::invalid_argument("unknown role " + std::string(role_name));
   const std::string name = std::string(role_name) + "-" + std::to_string(++tokens_made_);
-  return host_->tokens().create(name, *role, "test").secret;
+  return host_->tokens().create({.name = name, .role = *role, .created_by = "test"}).secret;
 }
 
 }  // namespace ironhold::test

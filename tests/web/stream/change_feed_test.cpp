@@ -67,7 +67,8 @@ TEST_CASE("a subscriber that does not keep up is dropped and catches up from the
   options.max_queue = 3;
   stream::ChangeFeed feed(store, database.url(), resource_of, options);
   Signals signals;
-  const auto slow = feed.subscribe([](std::string_view) { return true; }, signals.wake());
+  const auto slow =
+      feed.subscribe([](const ironhold::db::ChangeRow&) { return true; }, signals.wake());
 
   std::vector<std::string> nodes;
   for (int i = 0; i < 6; ++i) nodes.push_back(insert_node(database, "n" + std::to_string(i)));
@@ -76,7 +77,8 @@ TEST_CASE("a subscriber that does not keep up is dropped and catches up from the
 
   // Subscribing again gives the new frontier: what lies before it is read in pages, what comes
   // after it arrives live; together, every change once, in order.
-  const auto again = feed.subscribe([](std::string_view) { return true; }, signals.wake());
+  const auto again =
+      feed.subscribe([](const ironhold::db::ChangeRow&) { return true; }, signals.wake());
   CHECK(again.frontier > slow.frontier);
   std::vector<std::string> received;
   db::ChangePosition after{slow.frontier.xid, slow.frontier.id - 1};
@@ -104,7 +106,8 @@ TEST_CASE("a feed whose connection is killed reconnects and loses nothing", "[st
   options.poll_interval = 60s;  // only a NOTIFY or the reconnection wakes it
   stream::ChangeFeed feed(store, database.url(), resource_of, options);
   Signals signals;
-  const auto subscriber = feed.subscribe([](std::string_view) { return true; }, signals.wake());
+  const auto subscriber =
+      feed.subscribe([](const ironhold::db::ChangeRow&) { return true; }, signals.wake());
   std::vector<std::string> received;
   const auto receive = [&](std::size_t count) {
     return signals.wait([&] {

@@ -11,10 +11,20 @@ export function setCsrfToken(token) {
 }
 
 export class ApiError extends Error {
-  constructor(status, problem, fallback) {
+  constructor(status, problem, fallback, headers = null) {
     super((problem && (problem.detail || problem.title)) || fallback || `HTTP ${status}`);
     this.status = status;
     this.problem = problem || null;
+    this.headers = headers;  // the answer's (a Headers), when there was one
+  }
+
+  // Seconds to wait before trying again, from Retry-After (seconds or an HTTP date); null if none.
+  get retryAfter() {
+    const value = this.headers?.get('Retry-After');
+    if (!value) return null;
+    if (/^\d+$/.test(value.trim())) return Number(value.trim());
+    const at = Date.parse(value);
+    return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - Date.now()) / 1000));
   }
 }
 
@@ -46,7 +56,7 @@ export async function api(path, { method = 'GET', body, signal, signIn = false, 
   if (res.status === 204) return null;
   const type = res.headers.get('Content-Type') || '';
   const data = type.includes('json') ? await res.json().catch(() => null) : await res.text();
-  if (!res.ok) throw new ApiError(res.status, typeof data === 'object' ? data : null, `${method} ${path}: HTTP ${res.status}`);
+  if (!res.ok) throw new ApiError(res.status, typeof data === 'object' ? data : null, `${method} ${path}: HTTP ${res.status}`, res.headers);
   return data;
 }
 

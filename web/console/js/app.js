@@ -5,7 +5,7 @@
 import { on } from './bus.js';
 import { h, fill, toast } from './dom.js';
 import { currentRoute, go } from './router.js';
-import { loadSession, signOut, forget, session } from './session.js';
+import { loadSession, signOut, forget, session, displayName } from './session.js';
 import { startStream, stopStream } from './stream.js';
 import * as signin from './views/signin.js';
 import * as overview from './views/overview.js';
@@ -53,11 +53,15 @@ function afterSignIn() {
   else location.hash = target;
 }
 
+// The top bar names who is signed in (a user, or a token) and their strongest role.
 function showChrome() {
   const s = session();
+  const name = displayName();
+  const whoami = document.getElementById('whoami');
   topbar.hidden = false;
-  fill(document.getElementById('whoami'),
-    h('span', { class: 'role', 'data-testid': 'session-role' }, s.role), ' · ', s.token?.name || '');
+  whoami.title = `${s.user ? 'Signed in as' : 'Signed in with the API token'} ${name} (${s.role})`;
+  fill(whoami, h('span', { 'data-testid': 'session-name' }, name), name ? ' · ' : null,
+    h('span', { class: 'role', 'data-testid': 'session-role' }, s.role));
 }
 
 function render() {

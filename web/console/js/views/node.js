@@ -78,6 +78,7 @@ export function mount(container, route) {
     parts.lifecycle.dataset.testid = 'node-lifecycle';
     parts.reach = h('span', { class: 'badge plain', 'data-testid': 'node-reachable' });
     parts.sub = h('p', { class: 'node-sub' });
+    parts.project = h('p', { class: 'node-sub', 'data-testid': 'node-project' });
     parts.error = h('p', { class: 'node-error', role: 'status', 'data-testid': 'node-error' });
     parts.gone = h('p', { class: 'node-error', hidden: true }, 'This node has been removed.');
     fill(header,
@@ -85,7 +86,7 @@ export function mount(container, route) {
       h('div', { class: 'node-head' },
         h('div', { class: 'title-row' }, h('h1', { 'data-testid': 'node-name' }, node.name),
           h('div', { class: 'badges' }, parts.health, parts.power, parts.lifecycle, parts.reach)),
-        parts.sub),
+        parts.sub, parts.project),
       parts.error, parts.gone);
     paintHeader();
   }
@@ -98,6 +99,9 @@ export function mount(container, route) {
     setText(parts.reach, reach);
     parts.reach.classList.toggle('health-critical', node.reachable === false);
     parts.reach.dataset.state = String(node.reachable);
+    // No project from a server that predates projects.
+    setText(parts.project, node.project ? `Project: ${node.project}` : '');
+    parts.project.hidden = !node.project;
     setText(parts.sub, [
       node.source === 'cloud' ? `${sourceName(node.driver)} instance` : `Owned · ${sourceName(node.driver)}`,
       place(node),
@@ -264,9 +268,9 @@ export function mount(container, route) {
     charts = sensorCharts(node.id);
     const jump = h('ul', { class: 'local-nav', 'aria-label': 'On this page' },
       [['sensors', 'Sensors'], ['components', 'Components'], ['firmware', 'Firmware'], ['events', 'Events'], ['tasks', 'Tasks'],
-        canReadAudit() ? ['audit', 'Audit'] : null].filter(Boolean).map(([id, text]) => h('li', {},
+        canReadAudit(node.project) ? ['audit', 'Audit'] : null].filter(Boolean).map(([id, text]) => h('li', {},
         h('button', { type: 'button', class: 'button subtle small', onclick: () => document.getElementById(id)?.scrollIntoView({ block: 'start' }) }, text))));
-    add(container, jump, actions.element, facts(), charts.element, tasksSection, components, firmware, events, canReadAudit() ? audit : null);
+    add(container, jump, actions.element, facts(), charts.element, tasksSection, components, firmware, events, canReadAudit(node.project) ? audit : null);
     loadRest();
   }
 
@@ -275,7 +279,7 @@ export function mount(container, route) {
     settle(loadFirmware(), firmware);
     settle(loadEvents(), events);
     settle(loadTasks(), tasksSection);
-    if (canReadAudit()) settle(loadAudit(), audit);
+    if (canReadAudit(node.project)) settle(loadAudit(), audit);
   }
 
   function applyNode(changed) {
@@ -322,7 +326,7 @@ export function mount(container, route) {
       }
       settle(loadEvents(), events);
       settle(loadTasks(), tasksSection);
-      if (canReadAudit()) settle(loadAudit(), audit);
+      if (canReadAudit(node.project)) settle(loadAudit(), audit);
     },
     destroy() {
       destroyed = true;

@@ -155,14 +155,14 @@ export function actionsPanel(initialNode, { onTask, onNode }) {
 
   function update(next) {
     node = next;
-    const acting = canAct();
+    const acting = canAct(node.project);
     roleNote.hidden = acting;
-    setText(roleNote, acting ? '' : actReason());
+    setText(roleNote, acting ? '' : actReason(node.project));
     // One visible line per group says which of its buttons are off and why (the role aside: said
     // once above).
     const notes = new Map();  // note → Map(reason → [labels])
     for (const { def, button, note } of buttons) {
-      const reason = !acting ? actReason() : node.retired_at ? 'The node is retired' : def.unavailable ? def.unavailable(node) : null;
+      const reason = !acting ? actReason(node.project) : node.retired_at ? 'The node is retired' : def.unavailable ? def.unavailable(node) : null;
       button.disabled = Boolean(reason);
       button.title = reason || def.text || def.label;
       if (reason) button.dataset.reason = reason;

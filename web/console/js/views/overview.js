@@ -2,7 +2,7 @@
 // /api/v1/nodes/summary), each a filter; and every node in a table with search, filter chips,
 // server-side sort and keyset pages (GET /api/v1/nodes). Only one page is in the DOM, so 10,000
 // nodes read as smoothly as 10. Live: node.updated rewrites its row in place; counts follow
-// within a couple of seconds.
+// within a couple of seconds. A Project column appears when the caller sees more than one project.
 
 import { api, query } from '../api.js';
 import { on } from '../bus.js';
@@ -11,8 +11,8 @@ import { num, ago, dateTime, gpus, place, label, sourceName, plural } from '../f
 import { nodeHref, replaceParams, go } from '../router.js';
 import { healthBadge, powerBadge, lifecycleBadge, updateBadge } from '../badges.js';
 
-const FILTER_KEYS = ['health', 'power_state', 'source', 'driver', 'lifecycle', 'gpu_model', 'site', 'rack', 'maintenance', 'tag', 'q'];
-const MULTI = new Set(['health', 'power_state', 'source', 'driver', 'lifecycle']);
+const FILTER_KEYS = ['project', 'health', 'power_state', 'source', 'driver', 'lifecycle', 'gpu_model', 'site', 'rack', 'maintenance', 'tag', 'q'];
+const MULTI = new Set(['project', 'health', 'power_state', 'source', 'driver', 'lifecycle']);
 const SORTS = ['name', 'health', 'power_state', 'last_seen'];
 const PAGE_SIZES = [50, 100, 250, 500];
 const HEALTH = ['critical', 'warning', 'unknown', 'ok'];
@@ -21,13 +21,15 @@ const LIFECYCLE = ['enrolled', 'inspecting', 'inspect_failed', 'available', 'pro
 const CLOUD_DRIVERS = ['ec2', 'openstack', 'bcc'];
 
 const FILTER_NAMES = {
-  health: 'health', power_state: 'power', source: 'source', driver: 'driver', lifecycle: 'lifecycle',
+  project: 'project', health: 'health', power_state: 'power', source: 'source', driver: 'driver', lifecycle: 'lifecycle',
   gpu_model: 'GPU', site: 'site', rack: 'rack', maintenance: 'maintenance', tag: 'tag', q: 'name contains',
 };
 
-// The table's columns: key, header, width, sort field (if sortable).
+// The table's columns: key, header, width, sort field (if sortable). Project only when the caller
+// sees several projects (see projectColumn()).
 const COLUMNS = [
   ['name', 'Name', '11rem', 'name'],
+  ['project', 'Project', '7rem', null],
   ['health', 'Health', '7.4rem', 'health'],
   ['power', 'Power', '8.8rem', 'power_state'],
   ['source', 'Source', '6.6rem', null],
@@ -69,6 +71,8 @@ export function mount(container, route) {
   let filteredTotal = null;
   let loadSeq = 0;
   const rows = new Map();  // node id → {tr, cells, node}
+  let withProject = null;  // a Project column? null until GET /api/v1/projects has answered
+  const columns = () => COLUMNS.filter(([key]) => key !== 'project' || withProject);
   const counters = new Map();  // "health:critical" → button
 
   // Counts
@@ -93,27 +97,13 @@ export function mount(container, route) {
   const matching = h('span', { class: 'muted', 'data-testid': 'matching', role: 'status' });
 
   // Table
-  const colgroup = h('colgroup', {}, COLUMNS.map(([, , width]) => h('col', { style: null, 'data-width': width })));
+  const colgroup = h('colgroup');
   const headRow = h('tr');
   const sortButtons = new Map();
-  for (const [key, title, , sortField] of COLUMNS) {
-    const th = h('th', { scope: 'col', class: key === 'reach' ? 'center' : null });
-    if (sortField) {
-      const arrow = h('span', { class: 'arrow', 'aria-hidden': 'true' });
-      const button = h('button', { type: 'button', class: 'sort', 'data-sort': sortField }, title, arrow);
-      button.addEventListener('click', () => toggleSort(sortField));
-      sortButtons.set(sortField, { th, arrow });
-      th.appendChild(button);
-    } else {
-      th.textContent = title;
-    }
-    headRow.appendChild(th);
-  }
   const tbody = h('tbody');
   const table = h('table', { class: 'data nodes', 'data-testid': 'node-table', 'aria-busy': 'true' },
     h('caption', { class: 'visually-hidden' }, 'Nodes; select a row to open the node'), colgroup, h('thead', {}, headRow), tbody);
-  // Column widths from the table itself (no inline styles: the policy allows none).
-  [...colgroup.children].forEach((col) => { if (col.dataset.width) col.style.width = col.dataset.width; });
+  buildHead();
 
   const prev = h('button', { type: 'button', class: 'button small', 'data-testid': 'page-prev' }, '← Previous');
   const next = h('button', { type: 'button', class: 'button small', 'data-testid': 'page-next' }, 'Next →');
@@ -130,6 +120,39 @@ export function mount(container, route) {
     h('div', { class: 'toolbar' }, search, chips, clearAll, h('span', { class: 'spacer' }), matching),
     h('div', { class: 'table-wrap' }, table),
     pager);
+
+  function buildHead() {
+    // Column widths through the CSSOM (no inline style attributes: the policy allows none).
+    fill(colgroup, columns().map(([, , width]) => {
+      const col = h('col');
+      if (width) col.style.width = width;
+      return col;
+    }));
+    sortButtons.clear();
+    fill(headRow, columns().map(([key, title, , sortField]) => {
+      const th = h('th', { scope: 'col', class: key === 'reach' ? 'center' : null });
+      if (sortField) {
+        const arrow = h('span', { class: 'arrow', 'aria-hidden': 'true' });
+        const button = h('button', { type: 'button', class: 'sort', 'data-sort': sortField }, title, arrow);
+        button.addEventListener('click', () => toggleSort(sortField));
+        sortButtons.set(sortField, { th, arrow });
+        th.appendChild(button);
+      } else {
+        th.textContent = title;
+      }
+      return th;
+    }));
+  }
+
+  // Shows or hides the Project column (before the first rows, or rebuilding them).
+  function projectColumn(show) {
+    if (withProject === show) return;
+    withProject = show;
+    buildHead();
+    renderSort();
+    for (const entry of rows.values()) entry.tr.remove();
+    rows.clear();
+  }
 
   function countGroup(title, layout = null, size = null) {
     const list = h('ul', { class: ['count-list', layout] });
@@ -234,7 +257,7 @@ export function mount(container, route) {
   function makeRow(node) {
     const cells = {};
     const tr = h('tr', { class: 'clickable', 'data-node-id': node.id, tabindex: '0' });
-    for (const [key] of COLUMNS) {
+    for (const [key] of columns()) {
       cells[key] = h('td', { class: key === 'name' ? 'name-cell' : key === 'reach' ? 'center' : null });
       tr.appendChild(cells[key]);
     }
@@ -256,6 +279,7 @@ export function mount(container, route) {
     updateBadge(cells.health.firstChild, 'health', node.health);
     updateBadge(cells.power.firstChild, 'power', node.power_state);
     updateBadge(cells.lifecycle.firstChild, 'lifecycle', node.lifecycle, node.maintenance);
+    if (cells.project) setText(cells.project, node.project || '—');
     setText(cells.source, node.source === 'cloud' ? sourceName(node.driver) : 'Owned');
     cells.source.title = node.source === 'cloud' ? `${sourceName(node.driver)} instance` : `Owned server (${sourceName(node.driver)})`;
     setText(cells.gpus, gpus(node.hardware));
@@ -292,7 +316,7 @@ export function mount(container, route) {
     if (current.length !== ordered.length || current.some((tr, i) => tr !== ordered[i])) fill(tbody, ordered);
     if (!items.length) {
       const anyFilter = Object.keys(state.filters).length > 0;
-      tbody.appendChild(h('tr', { class: 'empty-row' }, h('td', { colspan: COLUMNS.length, class: 'muted' },
+      tbody.appendChild(h('tr', { class: 'empty-row' }, h('td', { colspan: columns().length, class: 'muted' },
         anyFilter ? 'No node matches these filters.' : 'No nodes yet: enroll one with POST /api/v1/nodes or ironhold node enroll.')));
     }
   }
@@ -318,12 +342,15 @@ export function mount(container, route) {
     const path = cursor ? `/api/v1/nodes?cursor=${encodeURIComponent(cursor)}` : `/api/v1/nodes${query(listParams())}`;
     const filtered = Object.keys(state.filters).length > 0;
     try {
-      const [page, all, subset] = await Promise.all([
+      const [page, all, subset, projects] = await Promise.all([
         api(path),
         api('/api/v1/nodes/summary'),
         filtered ? api(`/api/v1/nodes/summary${query(state.filters)}`) : null,
+        // Once per visit; a server without projects (or refusing the list) means no column.
+        withProject === null ? api('/api/v1/projects').catch(() => null) : null,
       ]);
       if (seq !== loadSeq) return;
+      if (withProject === null) projectColumn((projects?.items?.length || 0) > 1);
       nextCursor = page.next;
       renderSummary(all);
       filteredTotal = filtered ? subset.total : all.total;
@@ -332,7 +359,7 @@ export function mount(container, route) {
       renderPager(page.items.length);
     } catch (e) {
       if (seq !== loadSeq) return;
-      fill(tbody, h('tr', {}, h('td', { colspan: COLUMNS.length, class: 'error-text' }, `Could not load the nodes: ${e.message}`)));
+      fill(tbody, h('tr', {}, h('td', { colspan: columns().length, class: 'error-text' }, `Could not load the nodes: ${e.message}`)));
     } finally {
       if (seq === loadSeq) table.setAttribute('aria-busy', 'false');
     }

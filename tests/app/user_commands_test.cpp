@@ -1,0 +1,285 @@
+// `ironhold user ...` and `ironhold project ...` as an operator runs them on the server: the real
+// binary on a test database (--database), checked through the stores and the audit trail that the
+// service reads. Passwords come in on stdin; none may land in the audit trail.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "inventory/crypto/secret_box.hpp"
+#include "inventory/db/audit_store.hpp"
+#include "inventory/db/database.hpp"
+#include "inventory/db/project_store.hpp"
+#include "inventory/db/user_store.hpp"
+#include "tests/app/cli_run.hpp"
+#include "tests/support/test_cluster.hpp"
+#include "tests/support/test_database.hpp"
+
+#ifdef IRONHOLD_BINARY
+using namespace ironhold;
+using namespace ironhold::test;
+using nlohmann::json;
+
+namespace {
+
+bool contains(const std::string& haystack, std::string_view needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+// A test database, a data directory for the audit key the commands make, and a reader on both.
+struct Setup {
+  TestDatabase database;
+  TempDir dir{"ih-user-cli"};
+  db::Database reader{{.url = database.url(), .pool_size = 1}};
+
+  Run ironhold(std::vector<std::string> args, const std::string& input = {}) {
+    args.insert(args.end(),
+                {"--database", database.owner_url(), "--data-dir", dir.path().string()});
+    return run_cli(std::move(args), {}, input);
+  }
+
+  std::optional<db::UserInfo> user(const std::string& name) {
+    return db::UserStore(reader).get(name);
+  }
+  db::UserInfo existing_user(const std::string& name) {
+    auto u = user(name);
+    REQUIRE(u);
+    return *u;
+  }
+  bool signs_in(const std::string& name, const std::string& password) {
+    return db::UserStore(reader).check_password(name, password).has_value();
+  }
+  std::vector<db::AuditRecord> audit(const std::string& action) {
+    return db::AuditStore(reader).list({.action = action}, 100);
+  }
+  // Every audit row, every column, as PostgreSQL prints it.
+  std::string whole_audit_log() {
+    return database.execute("SELECT coalesce(string_agg(a::text, E'\\n'), '') FROM audit_log a");
+  }
+};
+
+bool holds(const db::UserInfo& u, Role role, const std::optional<std::string>& project) {
+  for (const auto& g : u.grants)
+    if (g.role == role && g.project == project) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("user add and passwd take the password from stdin, and the audit trail never holds it",
+          "[user-cli]") {
+  Setup s;
+  const std::string first = "first-Pass-phrase-7f3c";
+  const std::string second = "second-Pass-phrase-91ad";
+  REQUIRE(s.ironhold({"project", "add", "lab"}).status == 0);
+
+  // A Windows-style line ending is not part of the password.
+  auto added = s.ironhold(
+      {"user", "add", "alice", "--role", "operator", "--project", "lab", "--password-stdin"},
+      first + "\r\n");
+  INFO(added.err);
+  REQUIRE(added.status == 0);
+  CHECK(contains(added.err, "alice"));
+  const auto alice = s.user("alice");
+  REQUIRE(alice);
+  CHECK(alice->grants.size() == 1);
+  CHECK(holds(*alice, Role::operator_, "lab"));
+  CHECK(s.signs_in("alice", first));
+  CHECK_FALSE(s.signs_in("alice", first + "\r"));
+
+  auto changed = s.ironhold({"user", "passwd", "alice", "--password-stdin"}, second + "\n");
+  INFO(changed.err);
+  REQUIRE(changed.status == 0);
+  CHECK_FALSE(s.signs_in("alice", first));
+  CHECK(s.signs_in("alice", second));
+
+  const auto created = s.audit("user.create");
+  REQUIRE(created.size() == 1);
+  CHECK(created[0].entry.target_type == "user");
+  CHECK(created[0].entry.target_id == alice->id);
+  CHECK(created[0].entry.target_name == "alice");
+  CHECK(created[0].entry.outcome == "ok");
+  CHECK(created[0].entry.details["roles"] ==
+        json::array({{{"project", "lab"}, {"role", "operator"}}}));
+  CHECK(contains(created[0].entry.actor, "cli:"));
+  const auto granted = s.audit("user.grant");
+  REQUIRE(granted.size() == 1);
+  CHECK(granted[0].entry.project == "lab");
+  CHECK(granted[0].entry.details == json({{"project", "lab"}, {"role", "operator"}}));
+  const auto password_set = s.audit("user.password");
+  REQUIRE(password_set.size() == 1);
+  CHECK(password_set[0].entry.target_id == alice->id);
+
+  const std::string log = s.whole_audit_log();
+  CHECK(contains(log, "user.password"));
+  CHECK_FALSE(contains(log, first));
+  CHECK_FALSE(contains(log, second));
+  CHECK_FALSE(contains(s.database.execute("SELECT string_agg(u::text, '') FROM users u"), second));
+
+  // The entries the commands wrote continue the chain the service verifies.
+  db::Database verifier({.url = s.database.url(),
+                         .pool_size = 1,
+                         .audit_key = crypto::load_key_file(s.dir.path() / "audit.key", false,
+                                                            "audit key", "the test")});
+  const auto report = db::verify_audit_chain(verifier, nullptr);
+  INFO(db::to_json(report).dump());
+  CHECK(report.ok());
+  CHECK(report.entries >= 4);
+
+  const auto listed = s.ironhold({"user", "list", "-o", "json"});
+  REQUIRE(listed.status == 0);
+  const json users = json::parse(listed.out);
+  REQUIRE(users.size() == 1);
+  CHECK(users[0]["name"] == "alice");
+  CHECK(users[0]["roles"] == json::array({{{"project", "lab"}, {"role", "operator"}}}));
+  CHECK_FALSE(contains(listed.out, second));
+}
+
+TEST_CASE("a password under 10 characters is refused, naming the rule", "[user-cli]") {
+  Setup s;
+  auto weak = s.ironhold({"user", "add", "bob", "--password-stdin"}, "five5\n");
+  CHECK(weak.status != 0);
+  CHECK(contains(weak.err, "10 characters"));
+  CHECK_FALSE(s.user("bob"));
+
+  const std::string good = "a-Long-enough-one-42";
+  REQUIRE(s.ironhold({"user", "add", "bob", "--password-stdin"}, good + "\n").status == 0);
+  auto weak_change = s.ironhold({"user", "passwd", "bob", "--password-stdin"}, "five5\n");
+  CHECK(weak_change.status != 0);
+  CHECK(contains(weak_change.err, "10 characters"));
+  CHECK(s.signs_in("bob", good));
+  CHECK(s.audit("user.password").empty());
+
+  // Without --password-stdin and without a terminal there is no one to ask.
+  auto piped = s.ironhold({"user", "passwd", "bob"}, good + "\n");
+  CHECK(piped.status == 2);
+  CHECK(contains(piped.err, "--password-stdin"));
+  auto empty = s.ironhold({"user", "add", "carol", "--password-stdin"}, "");
+  CHECK(empty.status != 0);
+  CHECK_FALSE(s.user("carol"));
+}
+
+TEST_CASE("user grant and revoke change a user's roles, per project or in every project",
+          "[user-cli]") {
+  Setup s;
+  REQUIRE(s.ironhold({"project", "add", "lab"}).status == 0);
+  REQUIRE(s.ironhold({"user", "add", "dana", "--password-stdin"}, "dana-Pass-phrase-1\n").status ==
+          0);
+  CHECK(s.existing_user("dana").grants.empty());
+  CHECK(s.audit("user.grant").empty());
+
+  REQUIRE(s.ironhold({"user", "grant", "dana", "--role", "admin"}).status == 0);
+  REQUIRE(s.ironhold({"user", "grant", "dana", "--role", "auditor", "--project", "lab"}).status ==
+          0);
+  auto dana = s.existing_user("dana");
+  CHECK(dana.grants.size() == 2);
+  CHECK(holds(dana, Role::admin, std::nullopt));
+  CHECK(holds(dana, Role::auditor, "lab"));
+  const auto table = s.ironhold({"user", "list"});
+  REQUIRE(table.status == 0);
+  CHECK(contains(table.out, "LAST SIGN-IN"));
+  CHECK(contains(table.out, "admin@*"));
+  CHECK(contains(table.out, "auditor@lab"));
+
+  auto unknown_project =
+      s.ironhold({"user", "grant", "dana", "--role", "viewer", "--project", "nowhere"});
+  CHECK(unknown_project.status == 1);
+  CHECK(contains(unknown_project.err, "nowhere"));
+  CHECK(s.ironhold({"user", "grant", "dana", "--role", "superuser"}).status == 2);
+  CHECK(s.ironhold({"user", "grant", "nobody", "--role", "viewer"}).status == 1);
+
+  REQUIRE(s.ironhold({"user", "revoke", "dana", "--role", "admin"}).status == 0);
+  dana = s.existing_user("dana");
+  CHECK(dana.grants.size() == 1);
+  CHECK(holds(dana, Role::auditor, "lab"));
+  // Not held any more: revoking it again is an error, and so is the role in the wrong project.
+  CHECK(s.ironhold({"user", "revoke", "dana", "--role", "admin"}).status == 1);
+  CHECK(s.ironhold({"user", "revoke", "dana", "--role", "auditor"}).status == 1);
+  CHECK(s.existing_user("dana").grants.size() == 1);
+
+  const auto revoked = s.audit("user.revoke");
+  REQUIRE(revoked.size() == 1);
+  CHECK(revoked[0].entry.details == json({{"project", nullptr}, {"role", "admin"}}));
+  CHECK_FALSE(revoked[0].entry.project);
+  const auto granted = s.audit("user.grant");
+  REQUIRE(granted.size() == 2);
+  CHECK(granted[0].entry.project == "lab");  // newest first
+  CHECK(granted[0].entry.details == json({{"project", "lab"}, {"role", "auditor"}}));
+  CHECK_FALSE(granted[1].entry.project);
+}
+
+TEST_CASE("user rm removes the user, who can no longer sign in", "[user-cli]") {
+  Setup s;
+  const std::string password = "erin-Pass-phrase-2";
+  REQUIRE(
+      s.ironhold({"user", "add", "erin", "--role", "viewer", "--password-stdin"}, password + "\n")
+          .status == 0);
+  const std::string id = s.existing_user("erin").id;
+  REQUIRE(s.ironhold({"user", "rm", "erin"}).status == 0);
+  CHECK_FALSE(s.user("erin"));
+  CHECK_FALSE(s.signs_in("erin", password));
+  CHECK(s.ironhold({"user", "rm", "erin"}).status == 1);
+  const auto removed = s.audit("user.remove");
+  REQUIRE(removed.size() == 1);
+  CHECK(removed[0].entry.target_id == id);
+  CHECK(removed[0].entry.target_name == "erin");
+  CHECK(s.ironhold({"user", "list", "-o", "json"}).out.find("erin") == std::string::npos);
+}
+
+TEST_CASE("project add, list and rm", "[user-cli]") {
+  Setup s;
+  auto added = s.ironhold({"project", "add", "scratch", "--description", "a place to try things"});
+  INFO(added.err);
+  REQUIRE(added.status == 0);
+  const auto project = db::ProjectStore(s.reader).get("scratch");
+  REQUIRE(project);
+  CHECK(project->description == "a place to try things");
+  CHECK(s.ironhold({"project", "add", "scratch"}).status == 1);
+  CHECK(s.ironhold({"project", "add", "Not A Name"}).status == 1);
+
+  const auto listed = s.ironhold({"project", "list", "-o", "json"});
+  REQUIRE(listed.status == 0);
+  bool found = false;
+  for (const auto& p : json::parse(listed.out))
+    if (p["name"] == "scratch") {
+      found = true;
+      CHECK(p["description"] == "a place to try things");
+      CHECK(p["nodes"] == 0);
+    }
+  CHECK(found);
+  const auto table = s.ironhold({"project", "list"});
+  REQUIRE(table.status == 0);
+  CHECK(contains(table.out, "NODES"));
+  CHECK(contains(table.out, "ACCOUNTS"));
+  CHECK(contains(table.out, "a place to try things"));
+
+  const auto created = s.audit("project.create");
+  REQUIRE(created.size() == 1);
+  CHECK(created[0].entry.project == "scratch");
+  CHECK(created[0].entry.target_name == "scratch");
+
+  auto removed = s.ironhold({"project", "rm", "scratch"});
+  INFO(removed.err);
+  CHECK(removed.status == 0);
+  CHECK_FALSE(db::ProjectStore(s.reader).get("scratch"));
+  const auto removal = s.audit("project.remove");
+  REQUIRE(removal.size() == 1);
+  CHECK(removal[0].entry.project == "scratch");
+  CHECK(s.ironhold({"project", "rm", "scratch"}).status == 1);
+}
+
+TEST_CASE("project rm refuses a project that holds a node", "[user-cli]") {
+  Setup s;
+  REQUIRE(s.ironhold({"project", "add", "racks"}).status == 0);
+  s.database.execute(
+      "INSERT INTO nodes (name, source, driver, project) VALUES ('node-1', 'bmc', 'redfish', "
+      "'racks')");
+  const auto table = s.ironhold({"project", "list", "-o", "json"});
+  for (const auto& p : json::parse(table.out))
+    if (p["name"] == "racks") CHECK(p["nodes"] == 1);
+
+  auto refused = s.ironhold({"project", "rm", "racks"});
+  CHECK(refused.status == 1);
+  CHECK(contains(refused.err, "racks"));
+  CHECK(db::ProjectStore(s.reader).get("racks"));
+  CHECK(s.audit("project.remove").empty());
+}
+#endif

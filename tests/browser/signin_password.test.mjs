@@ -1,0 +1,125 @@
+// A person signs in with a user name and password: a wrong password is refused on the page, the
+// right one reaches the overview with the user's name in the top bar, the node page names its
+// project (and a second project brings a Project column to the table), the token form stays one
+// click away after signing out, and repeated failures are throttled with the wait on the page.
+import assert from 'node:assert/strict';
+import { scenario, useTokenForm, waitFor } from './harness.mjs';
+
+const s = scenario('signin_password');
+const ADA = { name: 'ada', password: 'correct horse battery' };
+let page;
+
+// Fills the user name and password form and submits it; the answer's status.
+async function submitPassword(name, password) {
+  await page.getByTestId('signin-username').fill(name);
+  await page.getByTestId('signin-password').fill(password);
+  const [answer] = await Promise.all([
+    page.waitForResponse((r) => r.url().endsWith('/api/v1/session') && r.request().method() === 'POST'),
+    page.getByTestId('signin-submit').click(),
+  ]);
+  return answer.status();
+}
+
+// The headers of the node table, as shown.
+function tableHeaders() {
+  return page.locator('[data-testid="node-table"] thead th').evaluateAll((ths) => ths.map((th) => th.textContent.trim()));
+}
+
+s.test('the sign-in page asks for a user name and password', async () => {
+  const user = await s.instance.createUser(ADA.name, ADA.password, [{ project: null, role: 'operator' }]);
+  assert.equal(user.name, ADA.name);
+  ({ page } = await s.user('ada'));
+  await page.goto('/');
+  const username = page.getByTestId('signin-username');
+  const password = page.getByTestId('signin-password');
+  await username.waitFor();
+  assert.equal(await username.getAttribute('autocomplete'), 'username');
+  assert.equal(await password.getAttribute('autocomplete'), 'current-password');
+  assert.equal(await password.getAttribute('type'), 'password');
+  assert.equal(await page.getByTestId('signin-token').isVisible(), false, 'the token field waits behind its link');
+  assert.equal(await page.getByTestId('signin-use-token').isVisible(), true);
+  await s.artifacts.screenshot(page, 'sign-in-password');
+});
+
+s.test('a wrong password is refused on the page, which stays on sign-in', async () => {
+  assert.equal(await submitPassword(ADA.name, 'wrong horse battery'), 401);
+  const error = page.getByTestId('signin-error');
+  await error.filter({ hasText: /\S/ }).waitFor();
+  assert.equal(await error.textContent(), 'Wrong user name or password.');
+  assert.equal(await page.getByTestId('session-role').count(), 0, 'no signed-in page after a refusal');
+  assert.equal(await page.getByTestId('signin-username').isVisible(), true);
+  await s.artifacts.screenshot(page, 'sign-in-wrong-password');
+});
+
+s.test('the right password reaches the overview, and the top bar names ada', async () => {
+  assert.equal(await submitPassword(ADA.name, ADA.password), 201);
+  await page.locator('[data-testid="node-table"] tr[data-node-id]').first().waitFor();
+  assert.equal(await page.getByTestId('session-name').textContent(), ADA.name);
+  assert.equal(await page.getByTestId('session-role').textContent(), 'operator');
+  assert.ok(!(await tableHeaders()).includes('Project'), 'one project: no Project column');
+  // The session is a cookie: a reload keeps ada signed in.
+  await page.reload();
+  await page.getByTestId('session-name').filter({ hasText: ADA.name }).waitFor();
+  await s.artifacts.screenshot(page, 'signed-in-as-ada');
+});
+
+s.test('a node page names its project, and an operator may act on it', async () => {
+  const [first] = await s.instance.nodes('?source=bmc&driver=redfish');
+  await page.goto(`/#/nodes/${first.id}`);
+  await page.getByTestId('node-name').filter({ hasText: first.name }).waitFor();
+  const node = await s.instance.apiOk('GET', `/api/v1/nodes/${first.id}`);
+  assert.ok(node.project, 'the API names the node\'s project');
+  assert.equal(await page.getByTestId('node-project').textContent(), `Project: ${node.project}`);
+  const actions = page.getByTestId('node-actions');
+  await actions.waitFor();
+  assert.equal(await page.getByTestId('role-note').isVisible(), false, 'no "may only read" note for an operator');
+  assert.equal(await actions.locator('button[data-action="power-cycle"]').isDisabled(), false);
+  await s.artifacts.screenshot(page, 'node-project');
+});
+
+s.test('with a second project, the node table shows each node\'s project', async () => {
+  await s.instance.apiOk('POST', '/api/v1/projects', { body: { name: 'lab', description: 'browser test' } }, 201);
+  await page.goto('/#/');
+  await page.locator('[data-testid="node-table"] tr[data-node-id]').first().waitFor();
+  await waitFor('a Project column', async () => (await tableHeaders()).includes('Project'), { timeoutMs: 10_000 });
+  const column = (await tableHeaders()).indexOf('Project');
+  const shown = await page.locator('[data-testid="node-table"] tr[data-node-id]').evaluateAll(
+    (trs, i) => trs.map((tr) => [tr.dataset.nodeId, tr.children[i].textContent]), column);
+  const projects = new Map((await s.instance.nodes()).map((n) => [n.id, n.project]));
+  for (const [id, project] of shown) assert.equal(project, projects.get(id), `node ${id}'s project`);
+  await s.artifacts.screenshot(page, 'project-column');
+});
+
+s.test('after signing out, the token form is one click away and still signs in', async () => {
+  await page.getByTestId('sign-out').click();
+  await page.getByTestId('signin-username').waitFor();
+  assert.equal(await page.getByTestId('session-role').isVisible(), false);
+  await useTokenForm(page);
+  const token = await s.instance.createToken('viewer');
+  await page.getByTestId('signin-token').fill(token);
+  const [answer] = await Promise.all([
+    page.waitForResponse((r) => r.url().endsWith('/api/v1/session') && r.request().method() === 'POST'),
+    page.getByTestId('signin-submit').click(),
+  ]);
+  assert.equal(answer.status(), 201);
+  await page.getByTestId('session-role').filter({ hasText: 'viewer' }).waitFor();
+  const whoami = await s.instance.apiOk('GET', '/api/v1/whoami', { token });
+  assert.equal(await page.getByTestId('session-name').textContent(), whoami.token.name);
+  await s.artifacts.screenshot(page, 'signed-in-with-token');
+});
+
+s.test('repeated failures are throttled, and the page says how long to wait', async () => {
+  await page.getByTestId('sign-out').click();
+  await page.getByTestId('signin-username').waitFor();
+  // Fail through the API until the server blocks this user (and this address).
+  await waitFor('the server to throttle sign-ins as mallory', async () =>
+    (await s.instance.api('POST', '/api/v1/session', { token: null, body: { username: 'mallory', password: 'guess' } })).status === 429,
+  { timeoutMs: 30_000, intervalMs: 50 });
+  assert.equal(await submitPassword('mallory', 'guess again'), 429);
+  const error = page.getByTestId('signin-error');
+  await error.filter({ hasText: /\S/ }).waitFor();
+  assert.match(await error.textContent(), /^Too many failed sign-ins; try again in \d+ s\.$/);
+  await s.artifacts.screenshot(page, 'sign-in-throttled');
+});
+
+s.testStopsCleanly();
