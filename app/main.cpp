@@ -24,6 +24,8 @@ constexpr const char* usage =
     "  user         add, list or remove users; set passwords; grant or revoke roles\n"
     "  project      add, list or remove projects\n"
     "  keys rotate  re-encrypt every credential under a new master key, while the service runs\n"
+    "  backup       write the database to a file (pg_dump), also while the service runs\n"
+    "  restore      restore a backup into an empty database (or replace one's data: --force)\n"
     "  sim          run simulated BMCs (sim redfish --mockup DIR --count N, sim ipmi --count N)\n"
     "\n"
     "Client commands (--url/IRONHOLD_URL, --token/IRONHOLD_TOKEN):\n"
@@ -67,6 +69,8 @@ int main(int argc, char** argv) {
   if (command == "user") return ironhold::app::run_user_command(rest);
   if (command == "project") return ironhold::app::run_project_command(rest);
   if (command == "keys") return ironhold::app::run_keys_command(rest);
+  if (command == "backup") return ironhold::app::run_backup_command(rest);
+  if (command == "restore") return ironhold::app::run_restore_command(rest);
   if (command == "sim") return ironhold::app::run_sim_command(rest);
   if (command == "node") return ironhold::cli::run_node_command(rest);
   if (command == "power") return ironhold::cli::run_power_command(rest);

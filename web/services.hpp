@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "inventory/crypto/url_signer.hpp"
+#include "inventory/db/alert_store.hpp"
 #include "inventory/db/audit_store.hpp"
 #include "inventory/db/baseline_store.hpp"
 #include "inventory/db/cloud_account_store.hpp"
@@ -90,6 +91,8 @@ struct Services {
   ExportBudget* export_budget = nullptr;
   // Projects (tenants); null: the project routes answer 503.
   db::ProjectStore* projects = nullptr;
+  // Alerts, silences and receivers; null: the alert routes answer 503.
+  db::AlertStore* alerts = nullptr;
 
   // Runs fn() on the blocking pool (see on_pool).
   template <class Fn>

@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "app/cli/config_file.hpp"
+
 namespace ironhold::cli {
 namespace {
 
@@ -48,7 +50,14 @@ Args::Args(std::string command, std::string usage, std::string summary, std::vec
     : command_(std::move(command)),
       usage_(std::move(usage)),
       summary_(std::move(summary)),
-      options_(std::move(options)) {}
+      options_(std::move(options)) {
+  if (find_long("config"))
+    throw std::logic_error(command_ + " declares --config, which every command has already");
+  options_.push_back({.name = "config",
+                      .help = "read option values from this TOML file (see docs/install.md)",
+                      .env = "IRONHOLD_CONFIG",
+                      .value_name = "FILE"});
+}
 
 std::size_t Args::index_of(std::string_view name) const {
   for (std::size_t i = 0; i < options_.size(); ++i)
@@ -105,6 +114,15 @@ void Args::parse(std::span<const std::string> argv) {
     }
   }
   if (first_error && !help_requested_) throw UsageError(*first_error);
+  from_config_.assign(options_.size(), {});
+  // A broken config file must not hide the help that may explain it.
+  if (!help_requested_) read_config();
+}
+
+void Args::read_config() {
+  const auto path = get("config");
+  if (!path || path->empty()) return;
+  from_config_ = config_values(read_config_file(*path), command_, options_);
 }
 
 std::size_t Args::parse_long(std::span<const std::string> rest) {
@@ -157,19 +175,23 @@ std::size_t Args::parse_short(std::span<const std::string> rest) {
   return 1;
 }
 
-std::optional<std::string> Args::fallback(const Option& opt) const {
+std::vector<std::string> Args::fallback(std::size_t option) const {
+  const Option& opt = options_[option];
   if (!opt.env.empty()) {
-    if (const char* v = std::getenv(opt.env.c_str()); v && *v) return std::string(v);
+    if (const char* v = std::getenv(opt.env.c_str()); v && *v) return {std::string(v)};
   }
-  if (!opt.default_value.empty()) return opt.default_value;
-  return std::nullopt;
+  if (option < from_config_.size() && !from_config_[option].empty()) return from_config_[option];
+  if (!opt.default_value.empty()) return {opt.default_value};
+  return {};
 }
 
 std::optional<std::string> Args::get(std::string_view name) const {
   const std::size_t idx = index_of(name);
   for (auto it = given_.rbegin(); it != given_.rend(); ++it)
     if (it->option == idx) return it->value;
-  return fallback(options_[idx]);
+  auto values = fallback(idx);
+  if (values.empty()) return std::nullopt;
+  return std::move(values.back());
 }
 
 std::string Args::value_or(std::string_view name, std::string fallback_value) const {
@@ -182,9 +204,7 @@ std::vector<std::string> Args::all(std::string_view name) const {
   std::vector<std::string> values;
   for (const auto& g : given_)
     if (g.option == idx) values.push_back(g.value);
-  if (values.empty()) {
-    if (auto f = fallback(options_[idx])) values.push_back(*f);
-  }
+  if (values.empty()) values = fallback(idx);
   return values;
 }
 
@@ -192,8 +212,8 @@ bool Args::flag(std::string_view name) const {
   const std::size_t idx = index_of(name);
   for (const auto& g : given_)
     if (g.option == idx) return true;
-  auto f = fallback(options_[idx]);
-  return f && truthy(*f);
+  const auto values = fallback(idx);
+  return !values.empty() && truthy(values.back());
 }
 
 bool Args::given(std::string_view name) const {
@@ -235,6 +255,19 @@ std::string Args::help_text() const {
     std::replace(wrapped.begin(), wrapped.end(), '\x1F', ' ');
     out << "  " << wrapped << '\n';
   }
+  std::string sections;
+  for (const auto& s : config_sections(command_))
+    sections += (sections.empty() ? "[" : " or [") + s + "]";
+  const std::string where =
+      sections.empty() ? "at the top level" : "at the top level or under " + sections;
+  out << '\n'
+      << wrap(
+             "Options may also be set in the --config file, as `name = value` with the option's "
+             "long name, " +
+                 where +
+                 ". The command line wins over the environment, the environment over the file.",
+             kLineWidth, 0)
+      << '\n';
   return out.str();
 }
 

@@ -1,7 +1,10 @@
 #pragma once
 // The argument parser every `ironhold` subcommand uses: GNU-style long and short options, an
-// environment fallback and a default per option, and a generated --help text. It knows nothing of
-// any command; each command declares its options and reads them back by long name.
+// environment fallback, a config file and a default per option, and a generated --help text. It
+// knows nothing of any command; each command declares its options and reads them back by long
+// name. Every command also takes --config FILE (env IRONHOLD_CONFIG), a TOML file of option values
+// (app/cli/config_file.hpp). A value comes from the command line, else the environment, else the
+// config file, else the default.
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -35,28 +38,33 @@ Option make_option(std::string name, std::string value_name, std::string help);
 class Args {
  public:
   // command: "ironhold node list"; usage: positional part, e.g. "NODE"; summary: one line.
+  // Appends the --config option every command has (a command may not declare one of its own).
   Args(std::string command, std::string usage, std::string summary, std::vector<Option> options);
 
   // Parses argv (everything after the subcommand words). Accepts --name=value, --name value,
   // -o value, -ovalue, bundled short flags (-ab), "--" ends options, a lone "-" is positional.
   // Throws UsageError naming the bad option. --help/-h sets help_requested() and suppresses
-  // errors from the other arguments, so `--help` always works.
+  // errors from the other arguments, so `--help` always works. Then reads the config file that
+  // --config or IRONHOLD_CONFIG names (not with --help): UsageError "FILE:LINE: ..." for a bad
+  // file; `--config=` reads none.
   void parse(std::span<const std::string> argv);
 
   bool help_requested() const { return help_requested_; }
   // Usage line, summary, options table with env vars and defaults.
   std::string help_text() const;
 
-  // Last given value, else the environment variable (when set and non-empty), else the default;
-  // nullopt if none of them. Asking for an option that was never declared is a programming error
-  // (std::logic_error).
+  // Last given value, else the environment variable (when set and non-empty), else the config
+  // file's value, else the default; nullopt if none of them. Asking for an option that was never
+  // declared is a programming error (std::logic_error).
   std::optional<std::string> get(std::string_view name) const;
   std::string value_or(std::string_view name, std::string fallback) const;
-  // Values of a repeatable option in the order given (the env/default only if none was given).
+  // Values of a repeatable option in the order given (else the env, the file's list or the
+  // default).
   std::vector<std::string> all(std::string_view name) const;
-  // A boolean flag was given (or its environment variable is 1/true/yes/on).
+  // A boolean flag was given (or its environment variable is 1/true/yes/on, or the file sets it
+  // true).
   bool flag(std::string_view name) const;
-  // The option was given on the command line (not from env or default).
+  // The option was given on the command line (not from env, file or default).
   bool given(std::string_view name) const;
   const std::vector<std::string>& positional() const { return positional_; }
 
@@ -75,13 +83,16 @@ class Args {
   std::size_t parse_long(std::span<const std::string> rest);
   std::size_t parse_short(std::span<const std::string> rest);
   void record(const Option& opt, std::string value);
-  std::optional<std::string> fallback(const Option& opt) const;
+  // When nothing was given: the env value, else the file's values, else the default, else none.
+  std::vector<std::string> fallback(std::size_t option) const;
+  void read_config();
 
   std::string command_;
   std::string usage_;
   std::string summary_;
   std::vector<Option> options_;
   std::vector<Given> given_;
+  std::vector<std::vector<std::string>> from_config_;  // per option; empty: not in the file
   std::vector<std::string> positional_;
   bool help_requested_ = false;
 };

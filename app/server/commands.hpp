@@ -13,6 +13,8 @@ int run_token_command(std::span<const std::string> argv);    // token create|lis
 int run_user_command(std::span<const std::string> argv);     // user add|passwd|rm|list|grant|revoke
 int run_project_command(std::span<const std::string> argv);  // project add|list|rm
 int run_keys_command(std::span<const std::string> argv);     // keys rotate
+int run_backup_command(std::span<const std::string> argv);   // backup --output FILE
+int run_restore_command(std::span<const std::string> argv);  // restore FILE
 int run_sim_command(std::span<const std::string> argv);      // sim redfish
 
 }  // namespace ironhold::app

@@ -78,6 +78,7 @@ int rotate(std::span<const std::string> argv) {
     total.node_credentials += report.node_credentials;
     total.cloud_accounts += report.cloud_accounts;
     total.task_secrets += report.task_secrets;
+    total.receiver_secrets += report.receiver_secrets;
     total.unreadable = report.unreadable;
     if (db::secrets_not_under(database, current) == total.unreadable) break;
     std::this_thread::sleep_for(1s);
@@ -98,8 +99,9 @@ int rotate(std::span<const std::string> argv) {
   audit(database, "ok", current,
         {{"resealed", db::to_json(total)}, {"old_keys_kept", args.flag("keep-old")}});
   std::cerr << "re-sealed " << total.node_credentials << " BMC credentials, "
-            << total.cloud_accounts << " cloud credentials and " << total.task_secrets
-            << " task secrets under master key " << current
+            << total.cloud_accounts << " cloud credentials, " << total.task_secrets
+            << " task secrets and " << total.receiver_secrets
+            << " alert receiver secrets under master key " << current
             << (args.flag("keep-old") ? "; the old key stays in the file" : "") << "\n";
   return 0;
 }

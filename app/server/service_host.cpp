@@ -1,10 +1,14 @@
 #include "app/server/service_host.hpp"
 
+#include <algorithm>
+#include <array>
 #include <future>
 
+#include "app/server/curl_webhook_sender.hpp"
 #include "cloudapi/bcc/bcc_driver.hpp"
 #include "cloudapi/ec2/ec2_driver.hpp"
 #include "cloudapi/openstack/openstack_driver.hpp"
+#include "inventory/crypto/primitives.hpp"
 #include "inventory/util/log.hpp"
 
 namespace ironhold::app {
@@ -92,6 +96,16 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
                                                             sessions_.get()});
   services_->sign_in_throttle = sign_in_throttle_.get();
   services_->projects = projects_.get();
+  alert_store_ = std::make_unique<db::AlertStore>(*database_, box_);
+  services_->alerts = alert_store_.get();
+  if (config.alerts_enabled) {
+    webhook_sender_ = std::make_unique<CurlWebhookSender>(io_.get_executor());
+    std::array<std::uint8_t, 6> id{};
+    crypto::random_bytes(id);
+    alert_engine_ = std::make_unique<alerts::AlertEngine>(
+        io_.get_executor(), blocking_pool_, *database_, box_, *webhook_sender_,
+        "alerts-" + crypto::to_hex(id), config.alerts);
+  }
   if (config.export_connections > 0) {
     export_database_ = std::make_unique<db::Database>(
         db::DatabaseOptions{.url = config.database_url, .pool_size = config.export_connections});
@@ -139,6 +153,7 @@ boost::asio::ip::tcp::endpoint ServiceHost::start() {
   if (cloud_sync_) cloud_sync_->start();
   if (task_engine_) task_engine_->start();
   if (rollout_runner_) rollout_runner_->start();
+  if (alert_engine_) alert_engine_->start();
   for (int i = 0; i < std::max(1, config_.io_threads); ++i)
     threads_.emplace_back([this] { io_.run(); });
   return endpoint;
@@ -155,6 +170,7 @@ void ServiceHost::advertise(const boost::asio::ip::tcp::endpoint& bound) {
           std::to_string(bound.port());
   }
   services_->advertise_url = url;
+  if (alert_engine_) alert_engine_->set_external_url(url);
   // BMCs that take pushed images get them without a URL; the others' updates fail saying that
   // the service needs an --advertise-url.
   if (task_engine_)
@@ -240,14 +256,21 @@ void ServiceHost::stop() {
     drained.get_future().wait();
   }
   // Tasks stop at a step boundary and are handed back first: they use the drivers that the
-  // poller and the cloud sync shut down next.
-  // Each gets the grace period the HTTP requests had.
-  const auto grace = config_.server.shutdown_grace;
-  if (rollout_runner_ && !threads_.empty()) rollout_runner_->stop(grace);
-  if (task_engine_ && !threads_.empty()) task_engine_->stop(grace);
+  // poller and the cloud sync shut down next. Together they get the grace period the HTTP
+  // requests had (one deadline, not one period each: a stop stays bounded however many parts
+  // are busy).
+  const auto deadline = std::chrono::steady_clock::now() + config_.server.shutdown_grace;
+  auto left = [deadline] {
+    return std::max(std::chrono::milliseconds(0),
+                    std::chrono::duration_cast<std::chrono::milliseconds>(
+                        deadline - std::chrono::steady_clock::now()));
+  };
+  if (rollout_runner_ && !threads_.empty()) rollout_runner_->stop(left());
+  if (alert_engine_ && !threads_.empty()) alert_engine_->stop(left());
+  if (task_engine_ && !threads_.empty()) task_engine_->stop(left());
   // Polls in flight finish (briefly) and are recorded; the drivers log out of the BMCs.
-  if (poller_ && !threads_.empty()) poller_->stop(grace);
-  if (cloud_sync_ && !threads_.empty()) cloud_sync_->stop(grace);
+  if (poller_ && !threads_.empty()) poller_->stop(left());
+  if (cloud_sync_ && !threads_.empty()) cloud_sync_->stop(left());
   // What the routes run on threads of their own (discovery) stops while the database is up.
   api_->release_adopted();
   boost::asio::post(io_, [this] {

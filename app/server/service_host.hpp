@@ -17,9 +17,11 @@
 #include "bmc/ipmi/ipmi_driver.hpp"
 #include "bmc/probe/bmc_prober.hpp"
 #include "bmc/redfish/redfish_driver.hpp"
+#include "inventory/alerts/alert_engine.hpp"
 #include "inventory/cloud/cloud_sync.hpp"
 #include "inventory/crypto/secret_box.hpp"
 #include "inventory/crypto/url_signer.hpp"
+#include "inventory/db/alert_store.hpp"
 #include "inventory/db/audit_store.hpp"
 #include "inventory/db/baseline_store.hpp"
 #include "inventory/db/cloud_account_store.hpp"
@@ -83,6 +85,9 @@ struct ServiceConfig {
   TaskEngineOptions tasks;
   // How often firmware rollouts are moved on (runs with the task engine).
   std::chrono::milliseconds rollout_interval{2000};
+  // Alerts: evaluated and notified by every instance (one evaluates at a time).
+  bool alerts_enabled = true;
+  alerts::AlertEngineOptions alerts;
   // The base URL BMCs and installers reach this service at (--advertise-url). Empty: the listen
   // address when it is a specific one; a service listening on every address then cannot
   // reprovision owned servers (it cannot tell which address installers reach).
@@ -175,6 +180,9 @@ class ServiceHost {
   std::unique_ptr<CloudSync> cloud_sync_;
   std::unique_ptr<TaskEngine> task_engine_;
   std::unique_ptr<RolloutRunner> rollout_runner_;
+  std::unique_ptr<db::AlertStore> alert_store_;
+  std::unique_ptr<alerts::WebhookSender> webhook_sender_;
+  std::unique_ptr<alerts::AlertEngine> alert_engine_;
   std::unique_ptr<web::Services> services_;
   std::unique_ptr<web::Api> api_;
   std::unique_ptr<web::Server> server_;

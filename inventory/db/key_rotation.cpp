@@ -21,6 +21,7 @@ struct SealedColumn {
 constexpr SealedColumn kNodeCredentials{"node_credentials", "node_id", "key_id", "sealed"};
 constexpr SealedColumn kCloudAccounts{"cloud_accounts", "id", "key_id", "sealed"};
 constexpr SealedColumn kTaskSecrets{"tasks", "id", "secrets_key_id", "sealed_secrets"};
+constexpr SealedColumn kReceiverSecrets{"alert_receivers", "id", "key_id", "sealed"};
 
 constexpr int kBatch = 200;
 
@@ -88,13 +89,14 @@ ResealReport reseal_secrets(Database& db, const crypto::SecretBox& box) {
   report.node_credentials = reseal_all(db, box, kNodeCredentials, report.unreadable);
   report.cloud_accounts = reseal_all(db, box, kCloudAccounts, report.unreadable);
   report.task_secrets = reseal_all(db, box, kTaskSecrets, report.unreadable);
+  report.receiver_secrets = reseal_all(db, box, kReceiverSecrets, report.unreadable);
   return report;
 }
 
 long long secrets_not_under(Database& db, const std::string& key_id) {
   return transact(db, [&](pqxx::work& tx) {
     long long count = 0;
-    for (const SealedColumn& c : {kNodeCredentials, kCloudAccounts, kTaskSecrets})
+    for (const SealedColumn& c : {kNodeCredentials, kCloudAccounts, kTaskSecrets, kReceiverSecrets})
       count += tx.exec_params1(std::string("SELECT count(*) FROM ") + c.table + where_stale(c),
                                key_id)[0]
                    .as<long long>();
@@ -106,6 +108,7 @@ nlohmann::json to_json(const ResealReport& r) {
   return {{"node_credentials", r.node_credentials},
           {"cloud_accounts", r.cloud_accounts},
           {"task_secrets", r.task_secrets},
+          {"receiver_secrets", r.receiver_secrets},
           {"unreadable", r.unreadable}};
 }
 

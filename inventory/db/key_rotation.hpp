@@ -14,8 +14,11 @@ struct ResealReport {
   long long node_credentials = 0;
   long long cloud_accounts = 0;
   long long task_secrets = 0;
-  long long unreadable = 0;  // opened under none of the keys: left as they are
-  long long total() const { return node_credentials + cloud_accounts + task_secrets; }
+  long long receiver_secrets = 0;  // alert receivers' signing secrets
+  long long unreadable = 0;        // opened under none of the keys: left as they are
+  long long total() const {
+    return node_credentials + cloud_accounts + task_secrets + receiver_secrets;
+  }
 };
 
 // One pass over every sealed value not under box.key_id(); `box` must hold the keys they are

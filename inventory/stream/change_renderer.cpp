@@ -39,6 +39,10 @@ nlohmann::json ChangeRenderer::read(const db::ChangeRow& change) const {
     if (moved(account.spec.project)) return nlohmann::json{{"id", id}};
     return to_json(account);
   }
+  if (kind == "alert.updated" && stores_.alerts) {
+    if (const auto alert = stores_.alerts->get(std::stoll(id))) return db::to_json(*alert);
+    return nlohmann::json{{"id", id}};
+  }
   // Deletions, and kinds this instance does not render (a newer instance's, during an upgrade).
   return nlohmann::json{{"id", id}};
 }

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "inventory/db/alert_store.hpp"
 #include "inventory/db/change_store.hpp"
 #include "inventory/db/cloud_account_store.hpp"
 #include "inventory/db/node_store.hpp"
@@ -20,6 +21,7 @@ class ChangeRenderer {
     db::TaskStore* tasks = nullptr;
     db::RolloutStore* rollouts = nullptr;
     db::CloudAccountStore* cloud_accounts = nullptr;
+    db::AlertStore* alerts = nullptr;
   };
   explicit ChangeRenderer(Stores stores) : stores_(stores) {}
 

@@ -13,6 +13,7 @@
 #include "sim/cloud/ec2/ec2_simulator.hpp"
 #include "sim/cloud/openstack/openstack_simulator.hpp"
 #include "sim/redfish/fleet.hpp"
+#include "tests/support/eventually.hpp"
 #include "tests/support/project_mockups.hpp"
 #include "tests/support/server/http_client.hpp"
 #include "tests/support/server/sse_client.hpp"
@@ -95,15 +96,6 @@ struct Recorder {
     return r;
   }
 };
-
-bool eventually(const std::function<bool()>& ready, std::chrono::seconds cap = 60s) {
-  const auto until = std::chrono::steady_clock::now() + cap;
-  while (std::chrono::steady_clock::now() < until) {
-    if (ready()) return true;
-    std::this_thread::sleep_for(100ms);
-  }
-  return false;
-}
 
 }  // namespace
 

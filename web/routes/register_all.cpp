@@ -27,6 +27,7 @@ void register_all_routes(Api& api) {
   register_stream_routes(api);
   register_user_routes(api);
   register_project_routes(api);
+  register_alert_routes(api);
 }
 
 }  // namespace ironhold::web

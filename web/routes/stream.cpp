@@ -21,7 +21,7 @@ class ChangeStreaming {
  public:
   explicit ChangeStreaming(Services& s)
       : store_(s.database),
-        renderer_({s.nodes, s.tasks, s.rollouts, s.cloud_accounts}),
+        renderer_({s.nodes, s.tasks, s.rollouts, s.cloud_accounts, s.alerts}),
         feed_(std::make_shared<stream::ChangeFeed>(
             store_, s.database.options().url,
             [this](const db::ChangeRow& change) { return render(change); })) {}

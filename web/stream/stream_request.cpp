@@ -56,7 +56,8 @@ bool StreamRequest::wants(std::string_view kind) const {
 }
 
 const std::vector<std::string>& stream_families() {
-  static const std::vector<std::string> families = {"node", "task", "rollout", "cloud_account"};
+  static const std::vector<std::string> families = {"node", "task", "rollout", "cloud_account",
+                                                    "alert"};
   return families;
 }
 

@@ -35,6 +35,10 @@ TestServer::TestServer(web::ServerOptions options, bmc::ProbeOptions probe,
   // Cheap password hashes (scrypt N = 2^10): sign-ins are many here and the sanitizers are slow;
   // the stored parameters are read back per hash, so every code path is the production one.
   config.password_hashing = {.log2_n = 10, .r = 8, .p = 1};
+  // Alerts evaluated and sent without the production pauses.
+  config.alerts.evaluate_every = std::chrono::milliseconds(200);
+  config.alerts.deliver_every = std::chrono::milliseconds(200);
+  config.alerts.retry_base = std::chrono::milliseconds(300);
   host_ = std::make_unique<app::ServiceHost>(config);
   port_ = host_->start().port();
 }

@@ -15,6 +15,7 @@
 #include "sim/cloud/bcc/bcc_simulator.hpp"
 #include "sim/cloud/ec2/ec2_simulator.hpp"
 #include "sim/cloud/openstack/openstack_simulator.hpp"
+#include "tests/support/eventually.hpp"
 #include "tests/support/server/http_client.hpp"
 #include "tests/support/server/test_server.hpp"
 
@@ -123,13 +124,6 @@ TestServer cloud_server() {
 }
 
 // Polls `ready` every 100 ms for up to 30 s.
-bool eventually(const std::function<bool()>& ready) {
-  for (int i = 0; i < 300; ++i) {
-    if (ready()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  return ready();
-}
 
 json account(TestServer& server, const std::string& token, const std::string& name) {
   return http_get(server.port(), "/api/v1/cloud-accounts/" + name, token).json();

@@ -40,10 +40,13 @@ struct Beta {
   std::string task_id, run_id, rollout_id, export_id;
   std::string token_id, token_name = "beta-svc-q7x";
   std::string auditor = "beta-auditor-q7x";
+  std::string alert_id, alert_fingerprint, silence_id, silence_comment = "beta-silence-q7x";
+  std::string receiver_id, receiver_name = "beta-recv-q7x";
 
   std::vector<std::string> markers() const {
-    return {node_id,    node_name, account_id, account_name, task_id, run_id,
-            rollout_id, export_id, token_id,   token_name,   auditor};
+    return {node_id,         node_name,   account_id,    account_name,     task_id, run_id,
+            rollout_id,      export_id,   token_id,      token_name,       auditor, silence_id,
+            silence_comment, receiver_id, receiver_name, alert_fingerprint};
   }
 };
 
@@ -285,6 +288,34 @@ class Tenancy {
          json{{"name", "intruders"}}},
         {"GET", "/api/v1/projects/{name}", Expect::refused, "/api/v1/projects/beta", {}},
         {"DELETE", "/api/v1/projects/{name}", Expect::refused, "/api/v1/projects/beta", {}},
+        {"GET", "/api/v1/alerts", Expect::any, "/api/v1/alerts?limit=1000", {}},
+        {"GET", "/api/v1/alerts/{id}", Expect::refused, "/api/v1/alerts/" + b.alert_id, {}},
+        {"POST",
+         "/api/v1/alerts/{id}/ack",
+         Expect::refused,
+         "/api/v1/alerts/" + b.alert_id + "/ack",
+         {}},
+        {"POST", "/api/v1/silences", Expect::refused, "/api/v1/silences",
+         json{{"selector", {{"names", b.node_name}}},
+              {"ends_at", "2099-01-01T00:00:00Z"},
+              {"project", "beta"}}},
+        {"GET", "/api/v1/silences", Expect::any, "/api/v1/silences?include_ended=true", {}},
+        {"DELETE",
+         "/api/v1/silences/{id}",
+         Expect::refused,
+         "/api/v1/silences/" + b.silence_id,
+         {}},
+        {"POST", "/api/v1/alert-receivers", Expect::refused, "/api/v1/alert-receivers",
+         json{{"name", "intruder-recv"},
+              {"url", "http://127.0.0.1:9/"},
+              {"secret", "0123456789abcdef-intruder"},
+              {"project", "beta"}}},
+        {"GET", "/api/v1/alert-receivers", Expect::any, "/api/v1/alert-receivers", {}},
+        {"DELETE",
+         "/api/v1/alert-receivers/{id}",
+         Expect::refused,
+         "/api/v1/alert-receivers/" + b.receiver_id,
+         {}},
         {"GET", "/api/v1/provisioning/ipxe", Expect::no_success, "/api/v1/provisioning/ipxe", {}},
         {"POST", "/api/v1/provisioning/callback", Expect::no_success,
          "/api/v1/provisioning/callback", json{{"token", "0000"}, {"status", "succeeded"}}},
@@ -340,11 +371,28 @@ class Tenancy {
               "        '{}', 'admin', 'beta') RETURNING id",
               json{{"names", b.node_name}}.dump())[0]
             .as<std::string>();
+    // A hardware log entry of the BMC's own (source_id): it is an alert of beta's at once.
     tx.exec_params(
-        "INSERT INTO events (node_id, node_name, kind, severity, message) "
-        "VALUES ($1::uuid, $2, 'sel', 'critical', 'PSU 2 failed on ' || $2)",
+        "INSERT INTO events (node_id, node_name, kind, severity, message, source_id) "
+        "VALUES ($1::uuid, $2, 'sel', 'critical', 'PSU 2 failed on ' || $2, 'sel-17')",
         b.node_id, b.node_name);
+    const auto alert = tx.exec_params1(
+        "SELECT id::text, fingerprint FROM alerts WHERE node_id = $1::uuid", b.node_id);
+    b.alert_id = alert[0].as<std::string>();
+    b.alert_fingerprint = alert[1].as<std::string>();
     tx.commit();
+    b.silence_id = created(http_send(port(), "POST", "/api/v1/silences",
+                                     {{"selector", {{"names", b.node_name}}},
+                                      {"ends_at", "2099-01-01T00:00:00Z"},
+                                      {"comment", b.silence_comment},
+                                      {"project", "beta"}},
+                                     admin_))["id"];
+    b.receiver_id = created(http_send(port(), "POST", "/api/v1/alert-receivers",
+                                      {{"name", b.receiver_name},
+                                       {"url", "http://127.0.0.1:9/hook"},
+                                       {"secret", "beta-receiver-secret-0001"},
+                                       {"project", "beta"}},
+                                      admin_))["id"];
   }
 
   TestServer server_;
@@ -435,6 +483,13 @@ TEST_CASE("no role in one project sees, exports or acts on another project's any
   for (const auto& k : tokens["items"])
     if (k["id"] == beta.token_id) beta_token_live = k["revoked_at"].is_null();
   CHECK(beta_token_live);
+  const json alert = http_get(t.port(), "/api/v1/alerts/" + beta.alert_id, t.admin()).json();
+  CHECK(alert["state"] == "firing");
+  CHECK(alert["project"] == "beta");
+  const json silences = http_get(t.port(), "/api/v1/silences", t.admin()).json();
+  REQUIRE(silences["items"].size() == 1);
+  CHECK(silences["items"][0]["expired_at"].is_null());
+  CHECK(http_get(t.port(), "/api/v1/alert-receivers", t.admin()).json()["items"].size() == 1);
   const json users = http_get(t.port(), "/api/v1/users", t.admin()).json();
   std::set<std::string> names;
   for (const auto& u : users["items"]) names.insert(u["name"]);

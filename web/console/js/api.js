@@ -87,3 +87,4 @@ export async function allPages(path, params, { onPage, signal, max = Infinity } 
 
 export const post = (path, body, opts = {}) => api(path, { ...opts, method: 'POST', body: body ?? {} });
 export const patch = (path, body, opts = {}) => api(path, { ...opts, method: 'PATCH', body });
+export const del = (path, opts = {}) => api(path, { ...opts, method: 'DELETE' });

@@ -11,12 +11,13 @@ import * as signin from './views/signin.js';
 import * as overview from './views/overview.js';
 import * as racks from './views/racks.js';
 import * as node from './views/node.js';
+import * as alerts from './views/alerts.js';
 import * as tasks from './views/tasks.js';
 import * as firmware from './views/firmware.js';
 import * as cloud from './views/cloud.js';
 
-const VIEWS = { overview, racks, node, tasks, firmware, cloud };
-const TITLES = { overview: 'Fleet', racks: 'Racks', node: 'Node', tasks: 'Tasks', firmware: 'Firmware', cloud: 'Cloud accounts' };
+const VIEWS = { overview, racks, node, alerts, tasks, firmware, cloud };
+const TITLES = { overview: 'Fleet', racks: 'Racks', node: 'Node', alerts: 'Alerts', tasks: 'Tasks', firmware: 'Firmware', cloud: 'Cloud accounts' };
 
 const main = document.getElementById('main');
 const topbar = document.getElementById('topbar');

@@ -1,4 +1,4 @@
-// Badges for health, power, lifecycle and task/rollout states: fixed widths (see console.css), a
+// Badges for health, power, lifecycle, task/rollout/alert states and open-alert counts: fixed widths (see console.css), a
 // colour and a word (never colour alone), and data-state for scripts and tests.
 
 import { h, setText, setTone } from './dom.js';
@@ -28,6 +28,24 @@ export function stateBadge(value) {
 
 export function severityBadge(value) {
   return badge('sev', value);
+}
+
+// A node's open alerts: the count, coloured by the worst severity; hidden when there are none.
+// A link to the Alerts page filtered to the node. `open`: {count, worst} (see openalerts.js).
+export function alertCountBadge(nodeId) {
+  const el = h('a', { class: 'badge alert-count', 'data-testid': 'node-alert-badge', href: `#/alerts?node=${encodeURIComponent(nodeId)}`, hidden: true });
+  return el;
+}
+
+export function updateAlertCountBadge(el, open) {
+  const count = open ? open.count : 0;
+  el.hidden = count === 0;
+  el.dataset.count = String(count);
+  el.dataset.severity = count ? open.worst : '';
+  setTone(el, 'sev-', count ? open.worst : null);
+  setText(el, count ? String(count) : '');
+  el.title = count ? `${count} open alert${count === 1 ? '' : 's'} (worst: ${open.worst}): show them` : '';
+  el.setAttribute('aria-label', el.title || 'No open alerts');
 }
 
 // Rewrites a badge in place: a new value changes its word and colour, not its size.

@@ -1,10 +1,11 @@
-// Hash routes: #/ (fleet), #/racks, #/nodes/<id>, #/tasks, #/firmware, #/cloud, #/signin; a
+// Hash routes: #/ (fleet), #/racks, #/nodes/<id>, #/alerts, #/tasks, #/firmware, #/cloud, #/signin; a
 // view's own state follows a '?' (#/?health=critical&sort=-last_seen).
 
 const ROUTES = [
   [/^\/?$/, 'overview'],
   [/^\/racks$/, 'racks'],
   [/^\/nodes\/([^/]+)$/, 'node'],
+  [/^\/alerts$/, 'alerts'],
   [/^\/tasks$/, 'tasks'],
   [/^\/firmware$/, 'firmware'],
   [/^\/cloud$/, 'cloud'],

@@ -16,6 +16,7 @@ const EVENTS = [
   'rollout.updated',
   'cloud_account.updated',
   'cloud_account.deleted',
+  'alert.updated',
 ];
 const POLL_MS = 10_000;
 const REPROBE_MS = 60_000;

@@ -1,6 +1,6 @@
-// One node: identity and hardware, actions, sensor charts, components, firmware with its history,
-// hardware events, its tasks and (for auditors and admins) its audit entries. Health, power and
-// task progress follow the stream in place.
+// One node: its open alerts, identity and hardware, actions, sensor charts, components, firmware
+// with its history, hardware events, its tasks and (for auditors and admins) its audit entries.
+// Health, power, alerts and task progress follow the stream in place.
 
 import { api, query } from '../api.js';
 import { on } from '../bus.js';
@@ -9,6 +9,7 @@ import { ago, bytes, dateTime, label, num, place, sourceName } from '../format.j
 import { healthBadge, powerBadge, lifecycleBadge, updateBadge, severityBadge } from '../badges.js';
 import { canReadAudit } from '../session.js';
 import { taskTable } from '../tasktable.js';
+import { alertTable } from '../alerttable.js';
 import { actionsPanel } from './node_actions.js';
 import { sensorCharts } from './node_sensors.js';
 
@@ -230,6 +231,17 @@ export function mount(container, route) {
     tasks.setTasks(page.items);
   }
 
+  // Open alerts of this node, live; the Alerts page has the resolved ones too.
+  const alerts = alertTable({ showNode: false, testid: 'node-alerts', emptyText: 'No open alerts.' });
+  const allAlerts = h('a', { class: 'muted' }, 'All of its alerts →');
+  const alertsSection = section('alerts', 'Open alerts', alerts.element);
+  alertsSection.firstChild.append(h('span', { class: 'spacer' }), allAlerts);
+  async function loadAlerts() {
+    allAlerts.href = `#/alerts${query({ node: node.id, state: 'firing,acknowledged,resolved' })}`;
+    const page = await api(`/api/v1/alerts${query({ node: node.id, state: 'firing,acknowledged', limit: 100 })}`);
+    alerts.setAlerts(page.items);
+  }
+
   // Audit entries about this node.
   const audit = section('audit', 'Audit trail', h('p', { class: 'muted' }, 'Loading…'));
   async function loadAudit() {
@@ -267,14 +279,15 @@ export function mount(container, route) {
     });
     charts = sensorCharts(node.id);
     const jump = h('ul', { class: 'local-nav', 'aria-label': 'On this page' },
-      [['sensors', 'Sensors'], ['components', 'Components'], ['firmware', 'Firmware'], ['events', 'Events'], ['tasks', 'Tasks'],
+      [['alerts', 'Alerts'], ['sensors', 'Sensors'], ['components', 'Components'], ['firmware', 'Firmware'], ['events', 'Events'], ['tasks', 'Tasks'],
         canReadAudit(node.project) ? ['audit', 'Audit'] : null].filter(Boolean).map(([id, text]) => h('li', {},
         h('button', { type: 'button', class: 'button subtle small', onclick: () => document.getElementById(id)?.scrollIntoView({ block: 'start' }) }, text))));
-    add(container, jump, actions.element, facts(), charts.element, tasksSection, components, firmware, events, canReadAudit(node.project) ? audit : null);
+    add(container, jump, alertsSection, actions.element, facts(), charts.element, tasksSection, components, firmware, events, canReadAudit(node.project) ? audit : null);
     loadRest();
   }
 
   function loadRest() {
+    settle(loadAlerts(), alertsSection);
     settle(loadComponents(), components);
     settle(loadFirmware(), firmware);
     settle(loadEvents(), events);
@@ -305,6 +318,11 @@ export function mount(container, route) {
     on('node.deleted', ({ id }) => {
       if (node && id === node.id && parts.gone) parts.gone.hidden = false;
     }),
+    on('alert.updated', (alert) => {
+      if (!node || !alert || alert.node_id !== node.id || alert.summary === undefined) return;
+      // A new open alert is added; one shown that resolves says so in place.
+      if (!alerts.update(alert) && alert.state !== 'resolved') alerts.upsert(alert);
+    }),
     on('task.updated', (task) => {
       if (!node || task.node_id !== node.id) return;
       tasks.upsert(task);
@@ -312,7 +330,7 @@ export function mount(container, route) {
       if (['succeeded', 'failed', 'cancelled'].includes(task.state)) settle(loadEvents(), events);
     }),
   );
-  const ticker = setInterval(() => { if (node) { paintHeader(); tasks.tick(); } }, 15000);
+  const ticker = setInterval(() => { if (node) { paintHeader(); tasks.tick(); alerts.tick(); } }, 15000);
 
   start();
   return {
@@ -324,6 +342,7 @@ export function mount(container, route) {
         if (e.status === 404) toast('This node no longer exists.', { kind: 'error' });
         return;
       }
+      settle(loadAlerts(), alertsSection);
       settle(loadEvents(), events);
       settle(loadTasks(), tasksSection);
       if (canReadAudit(node.project)) settle(loadAudit(), audit);

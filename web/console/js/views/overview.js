@@ -3,13 +3,16 @@
 // server-side sort and keyset pages (GET /api/v1/nodes). Only one page is in the DOM, so 10,000
 // nodes read as smoothly as 10. Live: node.updated rewrites its row in place; counts follow
 // within a couple of seconds. A Project column appears when the caller sees more than one project.
+// Each node with open alerts has a badge with their count, coloured by the worst severity (GET
+// /api/v1/alerts?state=firing,acknowledged, then alert.updated).
 
 import { api, query } from '../api.js';
 import { on } from '../bus.js';
 import { h, fill, setText, setTone, throttle, debounce } from '../dom.js';
 import { num, ago, dateTime, gpus, place, label, sourceName, plural } from '../format.js';
 import { nodeHref, replaceParams, go } from '../router.js';
-import { healthBadge, powerBadge, lifecycleBadge, updateBadge } from '../badges.js';
+import { healthBadge, powerBadge, lifecycleBadge, updateBadge, alertCountBadge, updateAlertCountBadge } from '../badges.js';
+import { openAlerts } from '../openalerts.js';
 
 const FILTER_KEYS = ['project', 'health', 'power_state', 'source', 'driver', 'lifecycle', 'gpu_model', 'site', 'rack', 'maintenance', 'tag', 'q'];
 const MULTI = new Set(['project', 'health', 'power_state', 'source', 'driver', 'lifecycle']);
@@ -31,6 +34,7 @@ const COLUMNS = [
   ['name', 'Name', '11rem', 'name'],
   ['project', 'Project', '7rem', null],
   ['health', 'Health', '7.4rem', 'health'],
+  ['alerts', 'Alerts', '4.4rem', null],
   ['power', 'Power', '8.8rem', 'power_state'],
   ['source', 'Source', '6.6rem', null],
   ['gpus', 'GPUs', '10.5rem', null],
@@ -74,6 +78,7 @@ export function mount(container, route) {
   let withProject = null;  // a Project column? null until GET /api/v1/projects has answered
   const columns = () => COLUMNS.filter(([key]) => key !== 'project' || withProject);
   const counters = new Map();  // "health:critical" → button
+  const alerts = openAlerts();
 
   // Counts
   const totalN = h('span', { class: 'n', 'data-testid': 'count-total', 'data-count': '0' }, '—');
@@ -130,7 +135,7 @@ export function mount(container, route) {
     }));
     sortButtons.clear();
     fill(headRow, columns().map(([key, title, , sortField]) => {
-      const th = h('th', { scope: 'col', class: key === 'reach' ? 'center' : null });
+      const th = h('th', { scope: 'col', class: key === 'reach' || key === 'alerts' ? 'center' : null });
       if (sortField) {
         const arrow = h('span', { class: 'arrow', 'aria-hidden': 'true' });
         const button = h('button', { type: 'button', class: 'sort', 'data-sort': sortField }, title, arrow);
@@ -258,13 +263,14 @@ export function mount(container, route) {
     const cells = {};
     const tr = h('tr', { class: 'clickable', 'data-node-id': node.id, tabindex: '0' });
     for (const [key] of columns()) {
-      cells[key] = h('td', { class: key === 'name' ? 'name-cell' : key === 'reach' ? 'center' : null });
+      cells[key] = h('td', { class: key === 'name' ? 'name-cell' : key === 'reach' || key === 'alerts' ? 'center' : null });
       tr.appendChild(cells[key]);
     }
     cells.name.appendChild(h('a', { href: nodeHref(node.id), tabindex: '-1' }, node.name));
     cells.health.appendChild(healthBadge(node.health));
     cells.power.appendChild(powerBadge(node.power_state));
     cells.lifecycle.appendChild(lifecycleBadge(node.lifecycle, node.maintenance));
+    cells.alerts.appendChild(alertCountBadge(node.id));
     const entry = { tr, cells, node };
     fillRow(entry, node);
     return entry;
@@ -293,6 +299,23 @@ export function mount(container, route) {
     setText(cells.error, error || '—');
     cells.error.title = error;
     cells.error.classList.toggle('err', Boolean(error));
+    paintAlerts(entry);
+  }
+
+  function paintAlerts(entry) {
+    updateAlertCountBadge(entry.cells.alerts.firstChild, alerts.of(entry.node.id));
+  }
+
+  // The open alerts again (at load, and when the stream was reset or reconnected).
+  async function loadAlerts() {
+    try {
+      for (const id of await alerts.load()) {
+        const entry = rows.get(id);
+        if (entry) paintAlerts(entry);
+      }
+    } catch {
+      // The badges stay as they are; the next refresh tries again.
+    }
   }
 
   function renderRows(items) {
@@ -486,6 +509,10 @@ export function mount(container, route) {
       }
       refreshCounts();
     }),
+    on('alert.updated', (alert) => {
+      const entry = rows.get(alerts.apply(alert));
+      if (entry) paintAlerts(entry);
+    }),
     on('node.deleted', ({ id }) => {
       const entry = rows.get(id);
       if (entry) entry.tr.classList.add('gone');  // struck through, not removed: nothing moves
@@ -500,10 +527,12 @@ export function mount(container, route) {
   renderChips();
   renderSort();
   loadPage();
+  loadAlerts();
 
   return {
     refresh() {
       loadPage();
+      loadAlerts();
     },
     // The same view with other parameters (back/forward through filters).
     update(nextRoute) {
