@@ -92,16 +92,16 @@ void AlertEngine::schedule_delivery(std::chrono::milliseconds delay) {
         log::warn("alert notifications could not be claimed; retrying", {{"error", e.what()}});
       }
       if (due.empty()) return round_done(false);
-      const bool full = static_cast<int>(due.size()) == options_.deliveries_per_round;
-      auto remaining = std::make_shared<std::atomic<int>>(static_cast<int>(due.size()));
       // A full round suggests more are due: the next one starts at once.
-      if (full) *remaining += 1 << 20;
-      for (auto& d : due) send(std::move(d), remaining);
+      const bool more_due = static_cast<int>(due.size()) == options_.deliveries_per_round;
+      auto remaining = std::make_shared<std::atomic<int>>(static_cast<int>(due.size()));
+      for (auto& d : due) send(std::move(d), remaining, more_due);
     });
   });
 }
 
-void AlertEngine::send(db::Delivery delivery, std::shared_ptr<std::atomic<int>> remaining) {
+void AlertEngine::send(db::Delivery delivery, std::shared_ptr<std::atomic<int>> remaining,
+                       bool more_due) {
   std::string body = alertmanager_body(delivery, external_url());
   std::vector<std::pair<std::string, std::string>> headers = {
       {"Content-Type", "application/json"},
@@ -111,9 +111,10 @@ void AlertEngine::send(db::Delivery delivery, std::shared_ptr<std::atomic<int>> 
   const std::string receiver = delivery.receiver_name;
   boost::asio::co_spawn(
       executor_, sender_.post(delivery.url, std::move(body), std::move(headers)),
-      [this, id, receiver, remaining](std::exception_ptr failure, WebhookOutcome outcome) {
+      [this, id, receiver, remaining, more_due](std::exception_ptr failure,
+                                                WebhookOutcome outcome) {
         if (failure) outcome = {false, "the sender failed"};
-        boost::asio::post(pool_, [this, id, receiver, remaining, outcome] {
+        boost::asio::post(pool_, [this, id, receiver, remaining, more_due, outcome] {
           try {
             if (outcome.delivered)
               outbox_.delivered(id);
@@ -126,8 +127,7 @@ void AlertEngine::send(db::Delivery delivery, std::shared_ptr<std::atomic<int>> 
             log::warn("an alert delivery could not be recorded; its lease hands it on",
                       {{"error", e.what()}});
           }
-          const int left = --*remaining;
-          if (left == 0 || left == 1 << 20) round_done(left == 1 << 20);
+          if (--*remaining == 0) round_done(more_due);
         });
       });
 }

@@ -49,7 +49,9 @@ class AlertEngine {
  private:
   void schedule_evaluation(std::chrono::milliseconds delay);
   void schedule_delivery(std::chrono::milliseconds delay);
-  void send(db::Delivery delivery, std::shared_ptr<std::atomic<int>> remaining);
+  // `remaining` counts the round's deliveries still out; the last one to finish starts the next
+  // round, at once when `more_due`.
+  void send(db::Delivery delivery, std::shared_ptr<std::atomic<int>> remaining, bool more_due);
   void round_done(bool more);
   std::string external_url() const;
 
