@@ -362,3 +362,33 @@ TEST_CASE("a result the database refuses loses nothing else in its batch", "[pol
   const auto sensors = f.hardware.sensors(a.id, {}).items;
   REQUIRE(sensors.size() == 2);
 }
+
+TEST_CASE("what a BMC's log held at the first read is history; later entries are alerts",
+          "[poller][db][alerts]") {
+  Fixture f;
+  const Node a = f.enroll("a");
+  const Node b = f.enroll("b");
+  // Both logs already hold a fan warning from before Ironhold: recorded as events, no alert.
+  f.polls.record(std::vector<db::PollResult>{inspection(a.id, {inventory_of("1", "1.0")}),
+                                             inspection(b.id, {inventory_of("1", "1.0")})},
+                 "me");
+  CHECK(f.count("SELECT count(*) FROM events WHERE kind = 'sel' AND severity = 'warning'") == 2);
+  CHECK(f.count("SELECT count(*) FROM alerts WHERE source = 'hardware_log'") == 0);
+
+  // Then a's BMC logs something new; the sensors poll brings it with the old entry again.
+  HardwareEvent psu;
+  psu.source_id = "/redfish/v1/Systems/1/LogServices/SEL/Entries/2";
+  psu.severity = Severity::critical;
+  psu.message = "PSU 1 lost input";
+  psu.details = {{"entry_type", "SEL"}};
+  SensorReport report;
+  report.systems = {SystemSensors{"1", {}, {inventory_of("1", "1.0").events[0], psu}}};
+  db::PollResult r;
+  r.kind = db::PollKind::sensors;
+  r.node_id = a.id;
+  r.report = std::move(report);
+  f.polls.record(std::vector<db::PollResult>{r}, "me");
+  CHECK(f.count("SELECT count(*) FROM alerts WHERE source = 'hardware_log'") == 1);
+  CHECK(f.count("SELECT count(*) FROM alerts WHERE source = 'hardware_log' AND node_id = '" + a.id +
+                "' AND severity = 'critical' AND summary LIKE '%PSU 1 lost input'") == 1);
+}

@@ -371,7 +371,9 @@ class Tenancy {
               "        '{}', 'admin', 'beta') RETURNING id",
               json{{"names", b.node_name}}.dump())[0]
             .as<std::string>();
-    // A hardware log entry of the BMC's own (source_id): it is an alert of beta's at once.
+    // A new hardware log entry of the BMC's own (source_id; its log was read before): it is an
+    // alert of beta's at once.
+    tx.exec_params("INSERT INTO node_log_baselines (node_id) VALUES ($1::uuid)", b.node_id);
     tx.exec_params(
         "INSERT INTO events (node_id, node_name, kind, severity, message, source_id) "
         "VALUES ($1::uuid, $2, 'sel', 'critical', 'PSU 2 failed on ' || $2, 'sel-17')",
