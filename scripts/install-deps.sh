@@ -17,6 +17,9 @@ packages=(
   libboost1.81-dev libboost-url1.81-dev
   libssl-dev libcurl4-openssl-dev nlohmann-json3-dev libpqxx-dev catch2
   postgresql-15 postgresql-client-15
+  # PgBouncer, which tests/app/pgbouncer_test.cpp runs Ironhold through in transaction mode (the
+  # test starts its own on a free loopback port; the service the package enables has no databases).
+  pgbouncer
   ca-certificates
   # Test peers: OpenIPMI's BMC simulator (ipmi_sim; its start script needs python3), and two
   # reference IPMI clients that Ironhold's own simulator is checked with: ipmitool and FreeIPMI.

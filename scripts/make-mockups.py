@@ -103,6 +103,7 @@ def build(spec):
         "Systems": link(ROOT + "/Systems"), "Chassis": link(ROOT + "/Chassis"),
         "Managers": link(ROOT + "/Managers"), "SessionService": link(ROOT + "/SessionService"),
         "UpdateService": link(ROOT + "/UpdateService"),
+        "EventService": link(ROOT + "/EventService"),
         "Links": {"Sessions": link(ROOT + "/SessionService/Sessions")},
         # The simulator answers $select (sim/redfish/select_query.cpp), and says so.
         "ProtocolFeaturesSupported": {"SelectQuery": True, "FilterQuery": False,
@@ -116,6 +117,21 @@ def build(spec):
         "SessionTimeout": 1800, "Status": ok(), "Sessions": link(ROOT + "/SessionService/Sessions")})
     t.collection(ROOT + "/SessionService/Sessions", "#SessionCollection.SessionCollection",
                  "Session Collection", [])
+    # Redfish event subscriptions (the simulator delivers them: sim/redfish/bmc_events.cpp).
+    event_types = ["StatusChange", "ResourceUpdated", "ResourceAdded", "ResourceRemoved", "Alert"]
+    t.add(ROOT + "/EventService", "#EventService.v1_10_0.EventService", {
+        "Id": "EventService", "Name": "Event Service", "ServiceEnabled": True, "Status": ok(),
+        "DeliveryRetryAttempts": 3, "DeliveryRetryIntervalSeconds": 60,
+        "EventFormatTypes": ["Event"], "EventTypesForSubscription": event_types,
+        "RegistryPrefixes": ["Base", "ResourceEvent"], "ResourceTypes": ["ComputerSystem"],
+        "SubordinateResourcesSupported": False,
+        "Subscriptions": link(ROOT + "/EventService/Subscriptions"),
+        "Actions": {"#EventService.SubmitTestEvent": {
+            "target": ROOT + "/EventService/Actions/EventService.SubmitTestEvent",
+            "EventType@Redfish.AllowableValues": event_types + ["Other"]}}})
+    t.collection(ROOT + "/EventService/Subscriptions",
+                 "#EventDestinationCollection.EventDestinationCollection",
+                 "Event Subscriptions Collection", [])
 
     # --- the System and what it holds
     cpus = ["CPU_0", "CPU_1"]

@@ -115,6 +115,10 @@ const Route* Api::route_request(RequestContext& ctx, std::optional<Response>& im
   const std::string_view target(ctx.request.target().data(), ctx.request.target().size());
   const std::string_view raw_path = target.substr(0, target.find('?'));
   ctx.path = std::string(raw_path);
+  // The secret a BMC posts its events under stays out of logs and problem documents.
+  static constexpr std::string_view kSecretPaths = "/api/v1/redfish-events/";
+  if (ctx.path.starts_with(kSecretPaths) && ctx.path.size() > kSecretPaths.size())
+    ctx.path = std::string(kSecretPaths) + "{secret}";
   const ProblemContext pctx{ctx.path, ctx.request_id, ctx.request.version()};
   std::vector<std::string> segments;
   auto parsed = boost::urls::parse_origin_form(target);

@@ -12,6 +12,7 @@
 #include "inventory/db/audit_store.hpp"
 #include "inventory/db/baseline_store.hpp"
 #include "inventory/db/cloud_account_store.hpp"
+#include "inventory/db/event_subscription_store.hpp"
 #include "inventory/db/export_store.hpp"
 #include "inventory/db/firmware_image_store.hpp"
 #include "inventory/db/hardware_store.hpp"
@@ -93,6 +94,9 @@ struct Services {
   db::ProjectStore* projects = nullptr;
   // Alerts, silences and receivers; null: the alert routes answer 503.
   db::AlertStore* alerts = nullptr;
+  // This service's subscriptions on the BMCs' EventServices, and the events they post (null:
+  // 503).
+  db::EventSubscriptionStore* event_subscriptions = nullptr;
 
   // Runs fn() on the blocking pool (see on_pool).
   template <class Fn>

@@ -22,6 +22,13 @@ namespace {
 
 std::vector<cli::Option> serve_options() {
   auto options = database_options();
+  options.push_back({"listen-database", 0, true, false,
+                     "PostgreSQL URL of a direct connection for the change feed's LISTEN, when "
+                     "--database goes through PgBouncer in transaction mode (default: --database)",
+                     "IRONHOLD_LISTEN_DATABASE", "", "URL"});
+  options.push_back({"export-database", 0, true, false,
+                     "PostgreSQL URL exports read from, e.g. a read replica (default: --database)",
+                     "IRONHOLD_EXPORT_DATABASE", "", "URL"});
   options.push_back({"listen", 0, true, false, "address to serve HTTP on", "IRONHOLD_LISTEN",
                      "127.0.0.1:8080", "HOST:PORT"});
   options.push_back({"advertise-url", 0, true, false,
@@ -68,6 +75,11 @@ std::vector<cli::Option> serve_options() {
                      "IRONHOLD_POLL_INVENTORY_INTERVAL", "86400", "S"});
   options.push_back({"poll-max-in-flight", 0, true, false, "BMC polls running at once",
                      "IRONHOLD_POLL_MAX_IN_FLIGHT", "1000", "N"});
+  options.push_back(
+      {"poll-lease", 0, true, false,
+       "seconds a claimed poll stays with its instance unrenewed before another takes it over "
+       "(renewed while the poll runs)",
+       "IRONHOLD_POLL_LEASE", "30", "S"});
   options.push_back({"no-poller", 0, false, false,
                      "do not poll BMCs (another instance on the same database does)", "", "", ""});
   options.push_back(
@@ -79,6 +91,14 @@ std::vector<cli::Option> serve_options() {
   options.push_back({"no-tasks", 0, false, false,
                      "carry out no tasks (another instance on the same database does)", "", "",
                      ""});
+  options.push_back({"event-check-interval", 0, true, false,
+                     "seconds between reading each BMC's event subscription back (it is made "
+                     "again when the BMC dropped it)",
+                     "IRONHOLD_EVENT_CHECK_INTERVAL", "600", "S"});
+  options.push_back({"no-event-subscriptions", 0, false, false,
+                     "subscribe to no BMC's events (another instance on the same database does; "
+                     "pushed events are taken either way)",
+                     "", "", ""});
   return options;
 }
 
@@ -158,6 +178,8 @@ int serve_with(const cli::Args& args, bool demo) {
   DatabaseTarget target = open_database_target(args, true);
   ServiceConfig config;
   config.database_url = target.runtime_url;
+  config.listen_database_url = args.value_or("listen-database", "");
+  config.export_database_url = args.value_or("export-database", "");
   config.master_key = load_master_key_for(args, target);
   config.master_key_file = master_key_path_for(args, target);
   config.audit_key = load_audit_key_for(args, target);
@@ -204,10 +226,14 @@ int serve_with(const cli::Args& args, bool demo) {
   const int default_in_flight = static_cast<int>(PollerOptions{}.max_in_flight);
   config.poller.max_in_flight = static_cast<std::size_t>(
       int_option(args, "poll-max-in-flight", default_in_flight, 1, 1'000'000));
+  config.poller.lease = std::chrono::seconds(int_option(args, "poll-lease", 30, 3, 3600));
 
   config.tasks_enabled = !args.flag("no-tasks");
   config.tasks.lease = std::chrono::seconds(int_option(args, "task-lease", 30, 3, 3600));
   config.tasks.max_running = int_option(args, "task-max-running", 64, 1, 10000);
+  config.event_subscriptions_enabled = !args.flag("no-event-subscriptions");
+  config.event_subscriber.check_every =
+      std::chrono::seconds(int_option(args, "event-check-interval", 600, 10, 7 * 86400));
 
   // The demo's simulated BMCs start before the service (so its first polls find them) and stop
   // after it.
@@ -230,7 +256,9 @@ int serve_with(const cli::Args& args, bool demo) {
                           (endpoint.address().is_v6() ? "[" + endpoint.address().to_string() + "]"
                                                       : endpoint.address().to_string()) +
                           ":" + std::to_string(endpoint.port());
-  log::info("listening", {{"url", url}, {"embedded_database", target.embedded()}});
+  log::info(
+      "listening",
+      {{"url", url}, {"embedded_database", target.embedded()}, {"instance", host.instance_name()}});
   if (demo) {
     const auto token = create_demo_token(host);
     const auto password = reset_demo_user(host);

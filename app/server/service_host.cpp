@@ -9,16 +9,32 @@
 #include "cloudapi/ec2/ec2_driver.hpp"
 #include "cloudapi/openstack/openstack_driver.hpp"
 #include "inventory/crypto/primitives.hpp"
+#include "inventory/util/lease_owner.hpp"
 #include "inventory/util/log.hpp"
 
 namespace ironhold::app {
+namespace {
+
+// One name for the instance everywhere: the leases it takes and its database connections, so that
+// a lease in a table leads to the instance's connections in pg_stat_activity.
+ServiceConfig named_instance(ServiceConfig config) {
+  if (config.instance_name.empty()) config.instance_name = random_lease_owner();
+  for (std::string* owner : {&config.poller.owner, &config.tasks.owner, &config.cloud_sync.owner})
+    if (owner->empty()) *owner = config.instance_name;
+  return config;
+}
+
+}  // namespace
 
 ServiceHost::ServiceHost(const ServiceConfig& config)
-    : config_(config),
+    : config_(named_instance(config)),
       database_(std::make_unique<db::Database>(
           db::DatabaseOptions{.url = config.database_url,
                               .pool_size = config.database_connections,
-                              .audit_key = config.audit_key})),
+                              .audit_key = config.audit_key,
+                              .application_name = config_.instance_name + " pool",
+                              .listen_url = config.listen_database_url,
+                              .listen_application_name = config_.instance_name + " listen"})),
       box_(config.master_key),
       nodes_(std::make_unique<db::NodeStore>(*database_, box_)),
       tokens_(std::make_unique<db::TokenStore>(*database_)),
@@ -57,17 +73,17 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
   if (config.poller_enabled) {
     std::map<std::string, NodeDriver*> drivers{{"redfish", redfish_.get()}, {"ipmi", ipmi_.get()}};
     poller_ = std::make_unique<Poller>(io_.get_executor(), blocking_pool_, *polls_,
-                                       std::move(drivers), config.poller);
+                                       std::move(drivers), config_.poller);
   }
   if (config.cloud_sync_enabled)
     cloud_sync_ = std::make_unique<CloudSync>(io_.get_executor(), blocking_pool_, *cloud_accounts_,
-                                              make_cloud_drivers(), config.cloud_sync);
+                                              make_cloud_drivers(), config_.cloud_sync);
   if (config.tasks_enabled) {
     // The same drivers as the poller's: one session per BMC, whoever asks.
     std::map<std::string, NodeDriver*> drivers{{"redfish", redfish_.get()}, {"ipmi", ipmi_.get()}};
     task_engine_ = std::make_unique<TaskEngine>(io_.get_executor(), blocking_pool_, *tasks_,
                                                 std::move(drivers), cloud_sync_.get(), polls_.get(),
-                                                provisioning_.get(), config.tasks);
+                                                provisioning_.get(), config_.tasks);
     rollout_runner_ =
         std::make_unique<RolloutRunner>(io_.get_executor(), blocking_pool_, *rollouts_,
                                         task_engine_.get(), config.rollout_interval);
@@ -100,15 +116,29 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
   services_->alerts = alert_store_.get();
   if (config.alerts_enabled) {
     webhook_sender_ = std::make_unique<CurlWebhookSender>(io_.get_executor());
-    std::array<std::uint8_t, 6> id{};
-    crypto::random_bytes(id);
-    alert_engine_ = std::make_unique<alerts::AlertEngine>(
-        io_.get_executor(), blocking_pool_, *database_, box_, *webhook_sender_,
-        "alerts-" + crypto::to_hex(id), config.alerts);
+    // The instance's name in the outbox's leases too, as in every other lease it takes.
+    alert_engine_ = std::make_unique<alerts::AlertEngine>(io_.get_executor(), blocking_pool_,
+                                                          *database_, box_, *webhook_sender_,
+                                                          config_.instance_name, config.alerts);
+  }
+  event_subscriptions_ = std::make_unique<db::EventSubscriptionStore>(*database_, box_);
+  services_->event_subscriptions = event_subscriptions_.get();
+  if (config.event_subscriptions_enabled) {
+    // Redfish only: IPMI has no subscriptions (its SEL is polled).
+    std::map<std::string, NodeDriver*> drivers{{"redfish", redfish_.get()}};
+    auto options = config.event_subscriber;
+    if (options.owner.empty()) options.owner = config_.instance_name;
+    event_subscriber_ = std::make_unique<events::EventSubscriber>(
+        io_.get_executor(), blocking_pool_, *event_subscriptions_, std::move(drivers), options);
   }
   if (config.export_connections > 0) {
+    // A read replica serves exports as well (--export-database): they read one snapshot and
+    // write nothing there (their manifests go to the primary, through the main pool).
     export_database_ = std::make_unique<db::Database>(
-        db::DatabaseOptions{.url = config.database_url, .pool_size = config.export_connections});
+        db::DatabaseOptions{.url = config.export_database_url.empty() ? config.database_url
+                                                                      : config.export_database_url,
+                            .pool_size = config.export_connections,
+                            .application_name = config_.instance_name + " export"});
     export_manifests_ = std::make_unique<db::ExportManifestStore>(*database_);
     export_budget_.limit = config.export_connections;
     services_->export_database = export_database_.get();
@@ -154,6 +184,7 @@ boost::asio::ip::tcp::endpoint ServiceHost::start() {
   if (task_engine_) task_engine_->start();
   if (rollout_runner_) rollout_runner_->start();
   if (alert_engine_) alert_engine_->start();
+  if (event_subscriber_) event_subscriber_->start();
   for (int i = 0; i < std::max(1, config_.io_threads); ++i)
     threads_.emplace_back([this] { io_.run(); });
   return endpoint;
@@ -171,6 +202,7 @@ void ServiceHost::advertise(const boost::asio::ip::tcp::endpoint& bound) {
   }
   services_->advertise_url = url;
   if (alert_engine_) alert_engine_->set_external_url(url);
+  if (event_subscriber_) event_subscriber_->set_advertise_url(url);
   // BMCs that take pushed images get them without a URL; the others' updates fail saying that
   // the service needs an --advertise-url.
   if (task_engine_)
@@ -267,6 +299,7 @@ void ServiceHost::stop() {
   };
   if (rollout_runner_ && !threads_.empty()) rollout_runner_->stop(left());
   if (alert_engine_ && !threads_.empty()) alert_engine_->stop(left());
+  if (event_subscriber_ && !threads_.empty()) event_subscriber_->stop(left());
   if (task_engine_ && !threads_.empty()) task_engine_->stop(left());
   // Polls in flight finish (briefly) and are recorded; the drivers log out of the BMCs.
   if (poller_ && !threads_.empty()) poller_->stop(left());

@@ -39,6 +39,7 @@
 #include "inventory/db/task_store.hpp"
 #include "inventory/db/token_store.hpp"
 #include "inventory/db/user_store.hpp"
+#include "inventory/events/event_subscriber.hpp"
 #include "inventory/poller/poller.hpp"
 #include "inventory/tasks/rollout_runner.hpp"
 #include "inventory/tasks/task_engine.hpp"
@@ -50,6 +51,14 @@ namespace ironhold::app {
 
 struct ServiceConfig {
   std::string database_url;  // the runtime role's connection string
+  // A direct connection for the change feed's LISTEN when database_url goes through PgBouncer in
+  // transaction mode (--listen-database); empty: database_url.
+  std::string listen_database_url;
+  // Where exports read (--export-database: a read replica); empty: database_url.
+  std::string export_database_url;
+  // This instance's name: in its leases (polls, tasks, account syncs) and in pg_stat_activity
+  // ("<name> pool", "<name> export", "<name> listen"). Empty: a random "ironhold-<hex>".
+  std::string instance_name;
   crypto::Key master_key{};
   // The file it came from: read again every second, so that a rotation (`ironhold keys rotate`)
   // reaches a running service. Empty: the key above only.
@@ -88,6 +97,10 @@ struct ServiceConfig {
   // Alerts: evaluated and notified by every instance (one evaluates at a time).
   bool alerts_enabled = true;
   alerts::AlertEngineOptions alerts;
+  // Subscriptions on the Redfish BMCs' EventServices, so that they push their events (needs an
+  // advertised URL the BMCs reach). Every instance takes pushed events either way.
+  bool event_subscriptions_enabled = true;
+  events::EventSubscriberOptions event_subscriber;
   // The base URL BMCs and installers reach this service at (--advertise-url). Empty: the listen
   // address when it is a specific one; a service listening on every address then cannot
   // reprovision owned servers (it cannot tell which address installers reach).
@@ -105,6 +118,7 @@ class ServiceHost {
   void stop();
 
   db::Database& database() { return *database_; }
+  const std::string& instance_name() const { return config_.instance_name; }
   // The executor the network work runs on (for callers that start coroutines on it: tests).
   boost::asio::any_io_executor io_executor() { return io_.get_executor(); }
   // Where --http-redirect listens, once started (port 0 picks one).
@@ -183,6 +197,8 @@ class ServiceHost {
   std::unique_ptr<db::AlertStore> alert_store_;
   std::unique_ptr<alerts::WebhookSender> webhook_sender_;
   std::unique_ptr<alerts::AlertEngine> alert_engine_;
+  std::unique_ptr<db::EventSubscriptionStore> event_subscriptions_;
+  std::unique_ptr<events::EventSubscriber> event_subscriber_;
   std::unique_ptr<web::Services> services_;
   std::unique_ptr<web::Api> api_;
   std::unique_ptr<web::Server> server_;

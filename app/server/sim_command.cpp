@@ -96,6 +96,10 @@ int run_redfish(std::span<const std::string> argv) {
                    "the image), multipart (MultipartHttpPushUri, the client pushes it) or both, "
                    "e.g. simple,multipart (default: what the mockup declares)",
            .value_name = "LIST"},
+          {.name = "event-retry-interval-ms",
+           .help = "the wait between a failed event delivery and its retry (default: each "
+                   "EventService's DeliveryRetryIntervalSeconds, 60 s)",
+           .value_name = "MS"},
       }));
   args.parse(argv);
   if (args.help_requested()) return std::cout << args.help_text(), 0;
@@ -126,6 +130,9 @@ int run_redfish(std::span<const std::string> argv) {
       throw cli::UsageError("--update-methods: " + std::string(e.what()));
     }
   }
+  if (const auto ms = args.get("event-retry-interval-ms"); ms && !ms->empty())
+    options.events.retry_interval =
+        std::chrono::milliseconds(parse_unsigned(*ms, "event-retry-interval-ms", 0, 3'600'000));
   return sim::run_redfish_fleet(options, std::cout);
 }
 

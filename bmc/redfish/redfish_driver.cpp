@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "bmc/redfish/crawler.hpp"
+#include "bmc/redfish/event_subscription.hpp"
 #include "bmc/redfish/firmware_update.hpp"
 #include "bmc/redfish/normalize_links.hpp"
 #include "bmc/redfish/normalizer.hpp"
@@ -235,6 +236,39 @@ asio::awaitable<FirmwareUpdateReport> RedfishDriver::find_firmware_update(
   RedfishConnection connection(client_, sessions_, options_.transport, std::move(*resolved));
   report = co_await find_update_task(connection, std::move(request), std::move(sent));
   co_return report;
+}
+
+asio::awaitable<EventSubscriptionReport> RedfishDriver::subscribe_events(
+    const DriverTarget& target, EventSubscriptionRequest request) {
+  EventSubscriptionReport report;
+  std::optional<RedfishTarget> resolved;
+  if (resolve_failed(target, report, resolved)) co_return report;
+  RedfishConnection connection(client_, sessions_, options_.transport, std::move(*resolved));
+  auto subscribing = subscribe(connection, std::move(request));
+  report = co_await std::move(subscribing);
+  co_return report;
+}
+
+asio::awaitable<SubscriptionCheck> RedfishDriver::check_event_subscription(
+    const DriverTarget& target, std::string path) {
+  SubscriptionCheck check;
+  std::optional<RedfishTarget> resolved;
+  if (resolve_failed(target, check, resolved)) co_return check;
+  RedfishConnection connection(client_, sessions_, options_.transport, std::move(*resolved));
+  auto checking = check_subscription(connection, std::move(path));
+  check = co_await std::move(checking);
+  co_return check;
+}
+
+asio::awaitable<DriverOutcome> RedfishDriver::unsubscribe_events(const DriverTarget& target,
+                                                                 std::string path) {
+  DriverOutcome outcome;
+  std::optional<RedfishTarget> resolved;
+  if (resolve_failed(target, outcome, resolved)) co_return outcome;
+  RedfishConnection connection(client_, sessions_, options_.transport, std::move(*resolved));
+  auto removing = unsubscribe(connection, std::move(path));
+  outcome = co_await std::move(removing);
+  co_return outcome;
 }
 
 asio::awaitable<void> RedfishDriver::shutdown() {

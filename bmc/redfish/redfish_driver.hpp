@@ -54,6 +54,13 @@ class RedfishDriver final : public NodeDriver {
                                                                     FirmwareUpdateRequest request,
                                                                     nlohmann::json sent) override;
 
+  boost::asio::awaitable<EventSubscriptionReport> subscribe_events(
+      const DriverTarget& target, EventSubscriptionRequest request) override;
+  boost::asio::awaitable<SubscriptionCheck> check_event_subscription(const DriverTarget& target,
+                                                                     std::string path) override;
+  boost::asio::awaitable<DriverOutcome> unsubscribe_events(const DriverTarget& target,
+                                                           std::string path) override;
+
   boost::asio::awaitable<void> shutdown() override;
 
   http::BmcHttpClient& client() { return client_; }

@@ -7,6 +7,7 @@
 #include <pqxx/pqxx>
 
 #include "inventory/db/change_rows.hpp"
+#include "inventory/db/database.hpp"
 #include "inventory/error.hpp"
 
 namespace ironhold::db {
@@ -67,9 +68,11 @@ ChangeListener::~ChangeListener() {
 void ChangeListener::connect() {
   disconnect();
   try {
-    impl_->connection = std::make_unique<pqxx::connection>(impl_->url);
-    // Named in pg_stat_activity, for operators (and tests) to tell it from the pool.
-    impl_->connection->set_variable("application_name", "'ironhold change feed'");
+    // Named in pg_stat_activity, for operators (and tests) to tell it from the pool: by the
+    // service ("<instance> listen", in the URL it gives), else here. A startup parameter, not a
+    // SET: nothing of the session to restore on a reconnection.
+    impl_->connection = std::make_unique<pqxx::connection>(
+        with_application_name(impl_->url, "ironhold change feed"));
     impl_->session_ended = false;
     impl_->watch = std::make_unique<SessionEndWatch>(*impl_->connection, impl_->session_ended);
     // Sends LISTEN now: a change committed from here on wakes wait().

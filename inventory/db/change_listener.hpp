@@ -2,6 +2,9 @@
 // The change feed's own PostgreSQL connection: it LISTENs on ironhold_changes, waits for a commit's
 // NOTIFY (or a wake-up, or a timeout), and reads the changes that have become final. Separate from
 // the pool because it waits on its socket between reads; used by one thread only.
+// LISTEN is session state: the URL must reach PostgreSQL directly, not through a pooler in
+// transaction mode (PgBouncer), which would hand the LISTEN and the later waits to different
+// server connections (see Database::listen_url and docs/scaling.md).
 #include <chrono>
 #include <cstdint>
 #include <memory>

@@ -1,5 +1,7 @@
 #include "inventory/db/database.hpp"
 
+#include <cctype>
+
 #include "inventory/db/transaction.hpp"
 
 namespace ironhold::db {
@@ -15,6 +17,42 @@ Database::~Database() = default;
 
 const DatabaseOptions& Database::options() const noexcept {
   return impl_->options;
+}
+
+std::string Database::listen_url() const {
+  const auto& o = impl_->options;
+  return with_application_name(o.listen_url.empty() ? o.url : o.listen_url,
+                               o.listen_application_name);
+}
+
+// Appended as a parameter rather than parsed and rebuilt (which would need libpq's own parser):
+// a URI takes it as a query parameter, a key=value string as one more pair. A URL that mentions
+// an application name already keeps its own.
+std::string with_application_name(const std::string& url, const std::string& name) {
+  if (name.empty() || url.find("application_name") != std::string::npos) return url;
+  const bool uri = url.starts_with("postgresql://") || url.starts_with("postgres://");
+  if (uri) {
+    std::string encoded;
+    for (unsigned char c : name) {
+      if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+        encoded += static_cast<char>(c);
+      } else {
+        static constexpr char hex[] = "0123456789ABCDEF";
+        encoded += '%';
+        encoded += hex[c >> 4];
+        encoded += hex[c & 15];
+      }
+    }
+    return url + (url.find('?') == std::string::npos ? "?" : "&") +
+           "fallback_application_name=" + encoded;
+  }
+  std::string quoted = "'";
+  for (char c : name) {
+    if (c == '\\' || c == '\'') quoted += '\\';
+    quoted += c;
+  }
+  quoted += "'";
+  return url + (url.empty() ? "" : " ") + "fallback_application_name=" + quoted;
 }
 
 bool Database::ping() noexcept {
@@ -35,7 +73,8 @@ bool Database::ping() noexcept {
 
 std::unique_ptr<pqxx::connection> Database::Impl::connect() {
   try {
-    auto connection = std::make_unique<pqxx::connection>(options.url);
+    auto connection = std::make_unique<pqxx::connection>(
+        with_application_name(options.url, options.application_name));
     return connection;
   } catch (const std::exception& e) {
     throw Error(ErrorKind::unavailable, std::string("cannot connect to PostgreSQL: ") + e.what());

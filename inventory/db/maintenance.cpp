@@ -4,8 +4,16 @@
 
 namespace ironhold::db {
 
+namespace {
+// Instances sharing a database take turns ("IRNHMANT" as a number): two creating the same day's
+// partition at once would fail one of them, and its whole round with it, until the next interval.
+// Transaction-scoped, as every lock here is (PgBouncer's transaction mode keeps no session lock).
+constexpr long long kMaintenanceLock = 0x49524e484d414e54LL;
+}  // namespace
+
 MaintenanceReport run_maintenance(Database& db, const RetentionPolicy& policy) {
   return transact(db, [&](pqxx::work& tx) {
+    tx.exec("SELECT pg_advisory_xact_lock(" + std::to_string(kMaintenanceLock) + ")");
     MaintenanceReport report;
     report.partitions_created =
         tx.exec_params1(

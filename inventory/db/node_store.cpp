@@ -295,7 +295,12 @@ Node NodeStore::retire(std::string_view id_or_name) {
         "UPDATE nodes SET lifecycle = 'retired', retired_at = now(), updated_at = now() "
         "WHERE id = $1::uuid",
         current.id);
-    tx.exec_params("DELETE FROM node_credentials WHERE node_id = $1::uuid", current.id);
+    // Kept while this service's event subscription is still on the BMC: the subscriber removes it
+    // with them, then lets them go (migration 0018).
+    tx.exec_params(
+        "DELETE FROM node_credentials WHERE node_id = $1::uuid AND NOT EXISTS "
+        "(SELECT 1 FROM event_subscriptions s WHERE s.node_id = $1::uuid AND s.state = 'removing')",
+        current.id);
     // What it was made of and ran stays as history, closed now; the Systems behind its BMC go too.
     tx.exec_params(
         "UPDATE components SET valid_to = now() WHERE valid_to IS NULL AND node_id IN "

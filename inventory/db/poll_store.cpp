@@ -1,5 +1,7 @@
 #include "inventory/db/poll_store.hpp"
 
+#include <algorithm>
+
 #include "inventory/db/node_rows.hpp"
 #include "inventory/db/node_secrets.hpp"
 #include "inventory/db/poll_record.hpp"
@@ -90,14 +92,51 @@ std::vector<PollJob> PollStore::claim(const std::string& owner,
   });
 }
 
+std::vector<PollKey> PollStore::renew(const std::string& owner, std::span<const PollKey> keys,
+                                      std::chrono::seconds lease) {
+  if (keys.empty()) return {};
+  std::vector<std::string> nodes, kinds;
+  nodes.reserve(keys.size());
+  kinds.reserve(keys.size());
+  for (const auto& key : keys) {
+    nodes.push_back(key.node_id);
+    kinds.emplace_back(to_string(key.kind));
+  }
+  return transact(db_, [&](pqxx::work& tx) {
+    std::vector<PollKey> renewed;
+    for (const auto& r : tx.exec_params(
+             "UPDATE poll_schedule s SET lease_expires = now() + $4::integer * interval '1 second' "
+             "  FROM unnest($2::uuid[], $3::text[]) AS k(node_id, kind) "
+             " WHERE s.node_id = k.node_id AND s.kind = k.kind AND s.lease_owner = $1 "
+             "RETURNING s.node_id::text, s.kind",
+             owner, text_array(nodes), text_array(kinds), static_cast<int>(lease.count())))
+      renewed.push_back({r[0].as<std::string>(), poll_kind(r[1].c_str())});
+    return renewed;
+  });
+}
+
 void PollStore::record(std::span<const PollResult> results, const std::string& owner) {
   if (results.empty()) return;
+  // In node order: instances record batches at the same time, and a node's status and sensor
+  // polls may be another instance's each, so two batches can touch the same node rows. Locked in
+  // one order, they wait for each other instead of deadlocking.
+  std::vector<const PollResult*> ordered;
+  ordered.reserve(results.size());
+  for (const auto& result : results) ordered.push_back(&result);
+  std::stable_sort(ordered.begin(), ordered.end(), [](const PollResult* a, const PollResult* b) {
+    return a->node_id < b->node_id;
+  });
   transact(db_, [&](pqxx::work& tx) {
-    for (const auto& result : results) {
+    for (const PollResult* each : ordered) {
+      const PollResult& result = *each;
       try {
         pqxx::subtransaction one(tx, "poll_result");
         record_poll_result(one, result);
         one.commit();
+      } catch (const pqxx::deadlock_detected&) {
+        throw;  // the whole batch again (transact retries it): not one result lost
+      } catch (const pqxx::serialization_failure&) {
+        throw;
       } catch (const Error& e) {
         // A node retired or purged while its poll ran: nothing to record, not a fault.
         if (e.kind() != ErrorKind::not_found)

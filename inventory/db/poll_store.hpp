@@ -38,6 +38,13 @@ struct PollResult {
   const DriverOutcome& outcome() const;
 };
 
+// A poll an instance holds a lease on: one row of the schedule.
+struct PollKey {
+  std::string node_id;
+  PollKind kind = PollKind::status;
+  auto operator<=>(const PollKey&) const = default;
+};
+
 // One row of the schedule, for the API and tests.
 struct ScheduleEntry {
   PollKind kind = PollKind::status;
@@ -54,6 +61,12 @@ class PollStore {
   // A poll leased by another owner is skipped until its lease expires.
   std::vector<PollJob> claim(const std::string& owner, std::span<const std::string> drivers,
                              int limit, std::chrono::seconds lease);
+
+  // Extends the leases `owner` still holds on `keys` to `lease` from now, in one statement (the
+  // poller's heartbeat for the polls it has in flight); returns the keys it extended. A key whose
+  // lease another owner took since (it had expired) is not among them.
+  std::vector<PollKey> renew(const std::string& owner, std::span<const PollKey> keys,
+                             std::chrono::seconds lease);
 
   // Records a batch of results in one transaction (each in a savepoint: a result the database
   // refuses is logged and skipped, the others are kept) and releases their leases.

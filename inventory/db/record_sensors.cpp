@@ -76,6 +76,9 @@ void record_sensors(pqxx::transaction_base& tx, const PolledNode& node,
         "       coalesce(r.occurred_at::timestamptz, now()) "
         "  FROM jsonb_to_recordset($3::jsonb) AS r(source_id text, kind text, severity text, "
         "       message text, details jsonb, occurred_at text) "
+        // The BMC may have pushed the entry already (recorded as kind "sel" whatever its log).
+        " WHERE NOT EXISTS (SELECT 1 FROM events e "
+        "                    WHERE e.node_id = $1::uuid AND e.source_id = r.source_id) "
         "ON CONFLICT (node_id, kind, source_id) WHERE source_id IS NOT NULL DO NOTHING",
         node.id, node.name, db_json(event_rows(events)));
   }

@@ -22,7 +22,31 @@ FirmwareUpdateReport no_firmware_updates() {
   return report;
 }
 
+DriverError no_pushed_events() {
+  return DriverError{DriverErrorCode::unsupported,
+                     "this driver has no pushed events (Redfish EventService only)"};
+}
+
 }  // namespace
+
+boost::asio::awaitable<EventSubscriptionReport> NodeDriver::subscribe_events(
+    const DriverTarget&, EventSubscriptionRequest) {
+  EventSubscriptionReport report;
+  report.error = no_pushed_events();
+  co_return report;
+}
+boost::asio::awaitable<SubscriptionCheck> NodeDriver::check_event_subscription(const DriverTarget&,
+                                                                               std::string) {
+  SubscriptionCheck check;
+  check.error = no_pushed_events();
+  co_return check;
+}
+boost::asio::awaitable<DriverOutcome> NodeDriver::unsubscribe_events(const DriverTarget&,
+                                                                     std::string) {
+  DriverOutcome outcome;
+  outcome.error = no_pushed_events();
+  co_return outcome;
+}
 
 std::string_view to_string(DriverErrorCode v) {
   return error_code_names[static_cast<int>(v)];

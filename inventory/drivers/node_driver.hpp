@@ -157,6 +157,33 @@ struct FirmwareUpdateReport : DriverOutcome {
   std::string message;        // the BMC's latest message, for a person
 };
 
+// Pushed hardware events: this service subscribes itself on the BMC (a Redfish EventService
+// EventDestination) so that the BMC sends what happens as it happens.
+struct EventSubscriptionRequest {
+  std::string destination;  // where the BMC posts: <advertise-url>/api/v1/redfish-events/<secret>
+  std::string context;      // echoed in every event the BMC sends ("ironhold <node id>")
+  // Every destination of ours starts with this (<advertise-url>/api/v1/redfish-events/): a
+  // subscription on the BMC that does is an older one of ours, removed before the new one is made.
+  std::string ours_prefix;
+  std::string previous;  // the BMC's path of our last subscription, removed too (empty: none)
+};
+
+struct EventSubscriptionReport : DriverOutcome {
+  std::string subscription;  // the BMC's path of the subscription made
+  int removed = 0;           // older subscriptions of ours removed first
+};
+
+enum class SubscriptionState {
+  present,  // the BMC still has it
+  gone,     // the BMC has no such subscription (deleted, terminated after failed deliveries)
+};
+
+struct SubscriptionCheck : DriverOutcome {
+  SubscriptionState state = SubscriptionState::gone;
+  // Where it posts, as the BMC shows it (many hide it: then nothing).
+  std::optional<std::string> destination;
+};
+
 class NodeDriver {
  public:
   virtual ~NodeDriver() = default;
@@ -190,6 +217,17 @@ class NodeDriver {
   // is what before_send was given.
   virtual boost::asio::awaitable<FirmwareUpdateReport> find_firmware_update(
       const DriverTarget& target, FirmwareUpdateRequest request, nlohmann::json sent);
+
+  // Pushed events; a driver without them (IPMI: SEL polling stays) answers `unsupported`, as does
+  // a BMC without a usable EventService. Subscribes, removing older subscriptions of ours first.
+  virtual boost::asio::awaitable<EventSubscriptionReport> subscribe_events(
+      const DriverTarget& target, EventSubscriptionRequest request);
+  // Whether the subscription at `path` is still there, and where it posts.
+  virtual boost::asio::awaitable<SubscriptionCheck> check_event_subscription(
+      const DriverTarget& target, std::string path);
+  // Removes it; one the BMC no longer has counts as removed.
+  virtual boost::asio::awaitable<DriverOutcome> unsubscribe_events(const DriverTarget& target,
+                                                                   std::string path);
 
   // Logs out of every session it holds (at service shutdown). Never throws.
   virtual boost::asio::awaitable<void> shutdown() = 0;

@@ -66,6 +66,11 @@ std::string PollMetrics::render() const {
       "# HELP ironhold_poll_record_failures_total Poll batches the database refused to record.\n";
   out += "# TYPE ironhold_poll_record_failures_total counter\n";
   out += "ironhold_poll_record_failures_total " + std::to_string(record_failures_.load()) + "\n";
+  out +=
+      "# HELP ironhold_poll_leases_lost_total Polls in flight whose lease another instance took "
+      "(it had expired: the database was out of reach longer than the lease).\n";
+  out += "# TYPE ironhold_poll_leases_lost_total counter\n";
+  out += "ironhold_poll_leases_lost_total " + std::to_string(leases_lost_.load()) + "\n";
   out += "# HELP ironhold_polls_in_flight Polls waiting for a BMC right now.\n";
   out += "# TYPE ironhold_polls_in_flight gauge\n";
   out += "ironhold_polls_in_flight " + std::to_string(in_flight_.load()) + "\n";

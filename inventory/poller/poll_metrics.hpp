@@ -23,6 +23,9 @@ class PollMetrics {
   void count_claimed(std::size_t n) { claimed_ += n; }
   void count_record_failure() { record_failures_ += 1; }
   void set_in_flight(std::size_t n) { in_flight_ = n; }
+  std::size_t in_flight() const { return in_flight_; }
+  void count_lease_lost(std::size_t n) { leases_lost_ += n; }
+  std::uint64_t leases_lost() const { return leases_lost_; }
 
   // Prometheus text exposition of everything above (# HELP / # TYPE included).
   std::string render() const;
@@ -39,6 +42,7 @@ class PollMetrics {
   std::atomic<std::uint64_t> claimed_{0};
   std::atomic<std::uint64_t> record_failures_{0};
   std::atomic<std::size_t> in_flight_{0};
+  std::atomic<std::uint64_t> leases_lost_{0};
 };
 
 }  // namespace ironhold

@@ -7,6 +7,8 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/use_future.hpp>
 #include <future>
+#include <optional>
+#include <set>
 
 #include "inventory/util/lease_owner.hpp"
 #include "inventory/util/log.hpp"
@@ -20,9 +22,15 @@ using Clock = std::chrono::steady_clock;
 // Everything the coroutines share; touched only on the strand.
 struct Poller::State {
   explicit State(const asio::strand<asio::any_io_executor>& strand)
-      : wake(strand), flush_timer(strand) {}
-  asio::steady_timer wake;         // the claim loop's pause
-  asio::steady_timer flush_timer;  // the flush loop's pause
+      : wake(strand), flush_timer(strand), heartbeat_timer(strand) {}
+  asio::steady_timer wake;             // the claim loop's pause
+  asio::steady_timer flush_timer;      // the flush loop's pause
+  asio::steady_timer heartbeat_timer;  // between lease renewals
+  bool heartbeat_stop = false;
+  // The leases this instance holds: polls in flight, and finished ones not yet recorded (counted,
+  // so that a claim and the recording of an earlier one may meet in either order).
+  std::map<db::PollKey, int> held;
+  std::set<db::PollKey> writing;  // in the batch being recorded now
   bool stopping = false;
   std::size_t in_flight = 0;
   bool claim_loop_done = false, flush_loop_done = false;
@@ -58,6 +66,7 @@ void Poller::start() {
   started_ = true;
   asio::co_spawn(strand_, claim_loop(), asio::detached);
   asio::co_spawn(strand_, flush_loop(), asio::detached);
+  asio::co_spawn(strand_, heartbeat_loop(), asio::detached);
 }
 
 asio::awaitable<void> Poller::claim_loop() {
@@ -81,6 +90,7 @@ asio::awaitable<void> Poller::claim_loop() {
     }
     metrics_.count_claimed(jobs.size());
     for (auto& job : jobs) {
+      ++state->held[db::PollKey{job.target.node_id, job.kind}];
       ++state->in_flight;
       asio::co_spawn(strand_.get_inner_executor(), run_poll(std::move(job)), asio::detached);
     }
@@ -148,6 +158,7 @@ asio::awaitable<void> Poller::flush() {
   if (state->pending.empty()) co_return;
   auto batch = std::make_shared<std::vector<db::PollResult>>(std::move(state->pending));
   state->pending.clear();
+  for (const auto& result : *batch) state->writing.insert({result.node_id, result.kind});
   auto write = [this, batch] {
     try {
       store_.record(*batch, options_.owner);
@@ -160,6 +171,60 @@ asio::awaitable<void> Poller::flush() {
   };
   const bool written = co_await blocking(std::move(write));
   if (!written) metrics_.count_record_failure();
+  // Recorded, or left to expire (a failed write): no longer renewed either way.
+  for (const auto& result : *batch) {
+    const db::PollKey key{result.node_id, result.kind};
+    state->writing.erase(key);
+    if (auto it = state->held.find(key); it != state->held.end() && --it->second <= 0)
+      state->held.erase(it);
+  }
+}
+
+// Why renew rather than bound each poll's duration below the lease: a poll is many requests (an
+// inspection crawls dozens of documents, each with its own 30 s timeout, paced per BMC; IPMI
+// retransmits), so no useful bound fits under a lease short enough for a quick takeover. The
+// heartbeat keeps the lease exactly as long as this instance is alive and the poll runs, whatever
+// the BMC does; one UPDATE per round for every lease held, on the blocking pool. A round that
+// fails (the database out of reach) is retried at the next one: two more chances before the
+// lease runs out.
+asio::awaitable<void> Poller::heartbeat_loop() {
+  auto state = state_;
+  const auto every = std::max<std::chrono::milliseconds>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(options_.lease) / 3,
+      std::chrono::milliseconds(100));
+  while (!state->heartbeat_stop) {
+    state->heartbeat_timer.expires_after(every);
+    boost::system::error_code ec;
+    auto token = asio::redirect_error(asio::use_awaitable, ec);
+    co_await state->heartbeat_timer.async_wait(token);
+    if (state->heartbeat_stop) break;
+    if (state->held.empty()) continue;
+    auto keys = std::make_shared<std::vector<db::PollKey>>();
+    keys->reserve(state->held.size());
+    for (const auto& [key, count] : state->held) keys->push_back(key);
+    auto renew = [this, keys]() -> std::optional<std::vector<db::PollKey>> {
+      try {
+        return store_.renew(options_.owner, *keys, options_.lease);
+      } catch (const std::exception& e) {
+        log::warn("could not renew the leases of polls in flight; retrying",
+                  {{"error", e.what()}, {"polls", keys->size()}});
+        return std::nullopt;
+      }
+    };
+    const auto renewed = co_await blocking(std::move(renew));
+    if (!renewed) continue;
+    // Not renewed and neither recorded nor being recorded: the lease had expired and another
+    // instance took it, so that node may now be polled twice (its result here is not recorded).
+    const std::set<db::PollKey> extended(renewed->begin(), renewed->end());
+    std::size_t lost = 0;
+    for (const auto& key : *keys)
+      if (!extended.count(key) && state->held.count(key) && !state->writing.count(key)) ++lost;
+    if (lost > 0) {
+      metrics_.count_lease_lost(lost);
+      log::warn("polls in flight lost their leases to another instance",
+                {{"polls", lost}, {"lease_seconds", options_.lease.count()}});
+    }
+  }
 }
 
 asio::awaitable<void> Poller::flush_loop() {
@@ -198,6 +263,10 @@ void Poller::stop(std::chrono::milliseconds grace) {
   // Record what finished, then log out of the BMCs.
   auto final_flush = asio::co_spawn(strand_, flush(), asio::use_future);
   final_flush.wait_for(std::chrono::seconds(10));
+  asio::post(strand_, [state] {
+    state->heartbeat_stop = true;
+    state->heartbeat_timer.cancel();
+  });
   for (const auto& [name, driver] : drivers_) {
     if (!driver) continue;
     auto logout = asio::co_spawn(strand_, driver->shutdown(), asio::use_future);

@@ -3,7 +3,8 @@
 // running them through the node drivers on the shared Asio executor (thousands concurrently, no
 // thread per BMC), and writing the results back in batches. Database work runs on the blocking
 // pool, never on an I/O thread. Several instances on one database share the work through the
-// leases; an instance that dies leaves leases that expire and move on.
+// leases; an instance that dies leaves leases that expire and move on, while the leases of a live
+// instance's polls are renewed for as long as the polls run (a heartbeat).
 #include <atomic>
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -26,7 +27,10 @@ namespace ironhold {
 struct PollerOptions {
   std::string owner;  // this instance's name in leases; a random one when empty
   PollIntervals intervals;
-  std::chrono::seconds lease{120};  // longer than any poll may take (timeouts and retries)
+  // How long a claimed poll stays this instance's without a renewal: what a dead instance's polls
+  // wait before another takes them. The polls in flight are renewed every third of it (one
+  // batched UPDATE), however long they take, so a slow BMC is never polled by two instances.
+  std::chrono::seconds lease{30};
   int claim_batch = 500;
   // Each poll in flight holds a libcurl transfer and its documents (~45 KiB measured by
   // bench/redfish_sweep); 1000 at ~50 ms per BMC answer still sweep 5,000 BMCs in under 2 s.
@@ -57,6 +61,7 @@ class Poller {
   struct State;
   boost::asio::awaitable<void> claim_loop();
   boost::asio::awaitable<void> flush_loop();
+  boost::asio::awaitable<void> heartbeat_loop();
   boost::asio::awaitable<void> run_poll(db::PollJob job);
   boost::asio::awaitable<void> flush();
   template <class Fn>

@@ -100,9 +100,11 @@ asio::awaitable<TargetInspection> BmcTarget::inspect() {
       std::chrono::steady_clock::now() - started);
   result.next_in = std::chrono::hours(24);
   result.report = std::move(report);
-  auto record = [polls = polls_, result = std::move(result), owner = owner_] {
+  // With no lease of its own on the schedule: a poller's inspection of the node in flight (this
+  // instance's too, whose leases carry the same name) keeps its lease and records its own.
+  auto record = [polls = polls_, result = std::move(result)] {
     const db::PollResult one[] = {result};
-    polls->record(one, owner);
+    polls->record(one, std::string());
   };
   co_await on_pool(pool_, std::move(record));
   co_return out;

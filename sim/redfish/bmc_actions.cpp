@@ -76,6 +76,14 @@ Response BmcState::reset(const std::string& system_path, const Request& request)
   if (!steps.empty()) {
     machine.steps = std::move(steps);
     machine.started = config_.now();
+    ++machine.generation;
+    if (config_.power_settles) {
+      Clock::duration settles{};
+      for (const auto& step : machine.steps) settles += step.lasts;
+      config_.power_settles({config_.index, system_path,
+                             std::chrono::duration_cast<std::chrono::milliseconds>(settles),
+                             machine.generation});
+    }
     // Like real BMCs, the System says when it was last (re)started: a client's evidence that a
     // reset happened even when it never saw the power go off.
     if (machine.steps.back().state == "On") {
@@ -158,6 +166,7 @@ Response BmcState::manager_reset(const std::string& manager_path, const Request&
 Response BmcState::patch(const std::string& path, const Request& request) {
   const auto doc_it = documents_.find(path);
   if (doc_it == documents_.end()) return resource_missing(path);
+  if (is_subscription(path)) return patch_subscription(path, request);
   if (!power_.count(path)) return method_not_allowed(path);
   refresh_power(path);
   const auto if_match = request.find(http::field::if_match);

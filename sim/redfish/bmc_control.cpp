@@ -64,6 +64,7 @@ Faults BmcState::faults() const {
 void BmcState::set_faults(const Faults& faults) {
   std::lock_guard lock(mutex_);
   faults_ = faults;
+  apply_event_fault();
 }
 
 std::string BmcState::system_path(const std::string& system) const {
@@ -87,9 +88,13 @@ void BmcState::set_power(const std::string& system, const std::string& state) {
   if (state != "On" && state != "Off")
     throw invalid("state must be On or Off, got \"" + state + "\"", "state");
   std::lock_guard lock(mutex_);
-  auto& machine = power_.at(system_path(system));
+  const std::string path = system_path(system);
+  auto& machine = power_.at(path);
+  const std::string before = current_power(machine);
   machine.steps = {{state, Clock::duration::zero()}};
   machine.started = config_.now();
+  ++machine.generation;
+  if (before != state) emit_power_locked(path, state);
   changed();
 }
 
@@ -104,10 +109,23 @@ void BmcState::set_health_locked(const std::string& path, const std::string& hea
 void BmcState::set_health(const std::string& health, const std::string& system) {
   check_health(health);
   std::lock_guard lock(mutex_);
+  std::vector<std::string> paths;
   if (system.empty()) {
-    for (const auto& [path, machine] : power_) set_health_locked(path, health);
+    for (const auto& [path, machine] : power_) paths.push_back(path);
   } else {
-    set_health_locked(system_path(system), health);
+    paths.push_back(system_path(system));
+  }
+  for (const auto& path : paths) {
+    const json status = documents_.at(path).json.value("Status", json::object());
+    const bool changes = !status.is_object() || status.value("Health", "") != health;
+    set_health_locked(path, health);
+    // DMTF ResourceEvent: ResourceStatusChangedOK / ...Warning / ...Critical, args (resource,
+    // health).
+    if (changes)
+      emit_locked(event_record(
+          "StatusChange", "ResourceEvent.1.0.ResourceStatusChanged" + health,
+          json::array({path, health}),
+          "The health of resource '" + path + "' has changed to " + health + ".", health, path));
   }
   changed();
 }
@@ -188,6 +206,14 @@ json BmcState::append_sel(const std::string& severity, const std::string& messag
                 {"EntryCode", "Assert"}};
   if (!sensor_type.empty()) entry["SensorType"] = sensor_type;
   add_sel_entry(entries, entry);
+  // An Alert that links the entry (by the same @odata.id its collection lists). The Base and
+  // ResourceEvent registries have no "entry added" message: ResourceCreated says a resource (the
+  // LogEntry) was made; Message and severity are the entry's.
+  json record = event_record(
+      "Alert", entry.value("MessageId", std::string("ResourceEvent.1.0.ResourceCreated")),
+      entry.value("MessageArgs", json::array()), message, severity, sys);
+  record["LogEntry"] = {{"@odata.id", entry["@odata.id"]}};
+  emit_locked(record);
   changed();
   return entry;
 }
@@ -227,6 +253,7 @@ json BmcState::describe() const {
           {"faults", active_faults(faults_)},
           {"fault_settings", to_json(faults_)},
           {"sessions", sessions_.size()},
+          {"subscriptions", describe_subscriptions(subscriptions_)},
           {"counters", to_json(counters_)}};
 }
 
@@ -241,11 +268,13 @@ json BmcState::saved_state_locked() const {
       if (doc.contains(key)) identify[path][key] = doc[key];
   }
   for (const auto& [entries, list] : added_sel_) sel[entries] = list;
-  return {{"power", power},
-          {"boot", boot},
-          {"identify", identify},
-          {"health", health_set_},
-          {"sel", sel}};
+  json saved = {{"power", power},
+                {"boot", boot},
+                {"identify", identify},
+                {"health", health_set_},
+                {"sel", sel}};
+  saved["events"] = saved_events_locked();  // subscriptions and event numbering
+  return saved;
 }
 
 json BmcState::saved_state() const {
@@ -271,6 +300,7 @@ void BmcState::restore_state(const json& saved) {
     if (it == power_.end() || !state.is_string()) continue;
     it->second.steps = {{state.get<std::string>(), Clock::duration::zero()}};
     it->second.started = config_.now();
+    ++it->second.generation;
   }
   for (const auto& [path, boot] : section(saved, "boot").items())
     if (power_.count(path) && boot.is_object()) documents_[path].json["Boot"] = boot;
@@ -285,6 +315,7 @@ void BmcState::restore_state(const json& saved) {
     for (const auto& entry : list)
       if (entry.is_object()) add_sel_entry(entries, entry);
   }
+  restore_events(section(saved, "events"));
 }
 
 }  // namespace ironhold::sim::redfish

@@ -173,7 +173,11 @@ json to_json(const BmcCounters& c) {
           {"network_boots", c.network_boots},
           {"updates_completed", c.updates_completed},
           {"requests", c.requests},
-          {"selected_reads", c.selected_reads}};
+          {"selected_reads", c.selected_reads},
+          {"subscriptions_created", c.subscriptions_created},
+          {"events_delivered", c.events_delivered},
+          {"event_deliveries_failed", c.event_deliveries_failed},
+          {"events_dropped", c.events_dropped}};
 }
 
 BmcState::BmcState(const Mockup& mockup, BmcConfig config) : config_(std::move(config)) {
@@ -210,6 +214,8 @@ BmcState::BmcState(const Mockup& mockup, BmcConfig config) : config_(std::move(c
     power_.emplace(path, std::move(machine));
   }
   if (!simple_update_target_.empty() || !push_uri_.empty()) ensure_task_service();
+  find_event_service();
+  apply_event_fault();
 }
 
 BmcCounters BmcState::counters() const {
@@ -337,6 +343,7 @@ Response BmcState::post(const std::string& path, const Request& request) {
   if (!simple_update_target_.empty() && path == simple_update_target_)
     return simple_update(request);
   if (!push_uri_.empty() && path == push_uri_) return push_update(request);
+  if (auto answered = event_service_post(path, request)) return std::move(*answered);
   if (documents_.count(path)) return method_not_allowed(path);
   return resource_missing(path);
 }
@@ -371,6 +378,7 @@ Response BmcState::create_session(const Request& request) {
 }
 
 Response BmcState::remove(const std::string& path) {
+  if (is_subscription(path)) return remove_subscription(path);
   const auto session = std::find_if(sessions_.begin(), sessions_.end(), [&](const auto& entry) {
     return sessions_path_ + "/" + entry.second.id == path;
   });

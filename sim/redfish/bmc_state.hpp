@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/redfish/events.hpp"
 #include "sim/redfish/faults.hpp"
 #include "sim/redfish/installer.hpp"
 #include "sim/redfish/mockup.hpp"
@@ -45,6 +46,12 @@ struct BmcConfig {
   // The update methods the UpdateService offers (see update_methods.hpp); nothing: what the
   // mockup declares.
   std::optional<UpdateMethods> update_methods;
+  // Called (under the BMC's lock, like network_boot) with each Event document for a subscription;
+  // the fleet's EventSender POSTs it to the subscription's destination (event_sender.hpp).
+  std::function<void(EventDelivery)> deliver_event;
+  // Called (under the BMC's lock) when a reset starts a power transition; the fleet calls
+  // power_settled() once it has settled, which sends the power event.
+  std::function<void(PowerSettle)> power_settles;
 };
 
 struct BmcCounters {
@@ -60,6 +67,14 @@ struct BmcCounters {
   unsigned updates_completed = 0;  // update tasks that installed their image
   unsigned requests = 0;           // requests answered by handle()
   unsigned selected_reads = 0;     // GETs answered with $select
+
+  // The EventService: subscriptions accepted; Event documents a destination answered 2xx;
+  // delivery attempts that failed (each retry counts); Event documents never delivered (given up
+  // after their retries, or still queued when their subscription ended or was suspended).
+  unsigned subscriptions_created = 0;
+  unsigned events_delivered = 0;
+  unsigned event_deliveries_failed = 0;
+  unsigned events_dropped = 0;
 };
 nlohmann::json to_json(const BmcCounters& counters);
 
@@ -85,7 +100,8 @@ class BmcState {
 
   // The control side (bmc_control.cpp): what the control API and tests do to a BMC. A `system` is
   // a System's Id ("1") or "@odata.id"; empty means every System (health) or the first (others).
-  // Unknown systems and bad values are ironhold::Error (not_found / invalid).
+  // Unknown systems and bad values are ironhold::Error (not_found / invalid). A power or health
+  // change and a SEL entry are events for the EventService's subscribers (bmc_events.cpp).
   Faults faults() const;
   void set_faults(const Faults& faults);
   void set_power(const std::string& system, const std::string& state);  // "On" | "Off", at once
@@ -110,9 +126,26 @@ class BmcState {
   // stay valid, as on most BMCs.
   void set_password(std::string password);
   std::size_t session_count() const;
-  // {"systems": [{"id", "power_state", "health"}], "faults": [...], "counters": {...}}
+  // {"systems": [{"id", "power_state", "health"}], "faults": [...], "subscriptions": [...],
+  // "counters": {...}}
   nlohmann::json describe() const;
-  // What --state-dir keeps (power, boot override, identify, health, added SEL entries), and back.
+  // The EventSender's side (bmc_events.cpp). Where a subscription's events go now: nothing once
+  // it is deleted, terminated or suspended (or the EventService is disabled).
+  std::optional<DeliveryTarget> delivery_target(const std::string& subscription) const;
+  void delivery_succeeded();
+  void delivery_failed();   // one attempt
+  void delivery_dropped();  // an event not sent: its subscription is no longer there to take it
+  // An event was given up after its retries: counted as dropped, and the subscription's
+  // DeliveryRetryPolicy applied (terminated: deleted; suspended: Status.State Disabled).
+  void delivery_gave_up(const std::string& subscription);
+  // A reset's transition (PowerSettle) has had time to settle: unless a newer change came since,
+  // subscribers get the power event.
+  void power_settled(const std::string& system_path, std::uint64_t generation);
+  // The subscriptions events are delivered to: [{"id", "destination", "context", "state"}].
+  nlohmann::json subscriptions() const;
+
+  // What --state-dir keeps (power, boot override, identify, health, added SEL entries,
+  // subscriptions), and back.
   nlohmann::json saved_state() const;
   void restore_state(const nlohmann::json& saved);
   // Replaces BmcConfig::persist (before serving starts).
@@ -127,6 +160,7 @@ class BmcState {
     std::string reset_target;  // Actions."#ComputerSystem.Reset".target
     std::vector<Step> steps;   // the current sequence; the last step is where it settles
     Clock::time_point started;
+    std::uint64_t generation = 0;  // counts changes: a PowerSettle for an older one is stale
   };
   struct Session {
     std::string id;
@@ -170,6 +204,29 @@ class BmcState {
   void set_health_locked(const std::string& path, const std::string& health);
   nlohmann::json saved_state_locked() const;
   void changed();  // hands saved_state to config_.persist
+  // bmc_events.cpp: the EventService.
+  void find_event_service();  // at construction
+  bool events_enabled() const;
+  bool is_subscription(const std::string& path) const;  // a member of the Subscriptions collection
+  // A POST the EventService answers (new subscription, SubmitTestEvent, ResumeSubscription).
+  std::optional<Response> event_service_post(const std::string& path, const Request& request);
+  Response create_subscription(const Request& request);
+  Response patch_subscription(const std::string& path, const Request& request);
+  Response remove_subscription(const std::string& path);
+  Response resume_subscription(const std::string& path);
+  Response submit_test_event(const Request& request);
+  void put_subscription(const Subscription& subscription);  // its document and collection member
+  void apply_event_fault();                                 // ServiceEnabled as faults_ says
+  // A new EventRecord: EventId, timestamp, both severities, OriginOfCondition when given.
+  nlohmann::json event_record(const std::string& type, const std::string& message_id,
+                              const nlohmann::json& args, const std::string& message,
+                              const std::string& severity, const std::string& origin);
+  // Hands one Event document per subscription that wants `record` (every one: `to_all`) to
+  // config_.deliver_event.
+  void emit_locked(const nlohmann::json& record, bool to_all = false);
+  void emit_power_locked(const std::string& system_path, const std::string& state);
+  nlohmann::json saved_events_locked() const;
+  void restore_events(const nlohmann::json& saved);
 
   BmcConfig config_;
   mutable std::mutex mutex_;
@@ -189,9 +246,18 @@ class BmcState {
   std::string tasks_path_;  // the TaskService's Tasks collection (made when the mockup has none)
   unsigned next_task_ = 1;
   std::map<std::string, std::string> pending_firmware_;  // entry path -> version at next reset
-  std::map<std::string, std::vector<nlohmann::json>> added_sel_;
-  std::map<std::string, std::string>
-      health_set_;  // by system path: what set_health chose  // by entries path, for saving
+  std::map<std::string, std::vector<nlohmann::json>> added_sel_;  // by entries path, for saving
+  std::map<std::string, std::string> health_set_;  // by system path: what set_health chose
+  // The EventService (empty paths: the mockup has none, and the URLs answer 404).
+  std::string event_service_path_;
+  std::string subscriptions_path_;
+  std::string test_event_target_;
+  bool event_service_enabled_ = true;                      // as the mockup says, before faults
+  std::map<std::string, Subscription> subscriptions_;      // by path: the ones events go to
+  std::vector<std::string> removed_mockup_subscriptions_;  // members of the mockup deleted
+  unsigned next_subscription_ = 1;
+  std::uint64_t next_event_ = 1;     // EventId
+  std::uint64_t next_delivery_ = 1;  // an Event document's Id
 };
 
 }  // namespace ironhold::sim::redfish

@@ -122,4 +122,56 @@ Response unsupported_media_type(const std::string& wanted) {
                        "The request body's media type is not supported here: send " + wanted + ".");
 }
 
+Response property_value_format_error(const std::string& value, const std::string& property) {
+  return redfish_error(http::status::bad_request, "PropertyValueFormatError",
+                       "The value '" + value + "' for the property " + property +
+                           " is not a format that the property can accept.",
+                       {value, property});
+}
+
+Response property_not_writable(const std::string& property) {
+  return redfish_error(
+      http::status::bad_request, "PropertyNotWritable",
+      "The property " + property + " is a read-only property and cannot be assigned a value.",
+      {property});
+}
+
+Response create_limit_reached_for_resource() {
+  return redfish_error(http::status::bad_request, "CreateLimitReachedForResource",
+                       "The create operation failed because the resource has reached the limit "
+                       "of possible resources.");
+}
+
+Response action_parameter_unknown(const std::string& action, const std::string& parameter) {
+  return redfish_error(
+      http::status::bad_request, "ActionParameterUnknown",
+      "The action " + action + " was submitted with the invalid parameter " + parameter + ".",
+      {action, parameter});
+}
+
+Response action_parameter_value_type_error(const std::string& value, const std::string& parameter,
+                                           const std::string& action) {
+  return redfish_error(http::status::bad_request, "ActionParameterValueTypeError",
+                       "The value '" + value + "' for the parameter " + parameter +
+                           " in the action " + action +
+                           " is of a different type than the parameter can accept.",
+                       {value, parameter, action});
+}
+
+Response action_parameter_value_format_error(const std::string& value, const std::string& parameter,
+                                             const std::string& action) {
+  return redfish_error(http::status::bad_request, "ActionParameterValueFormatError",
+                       "The value '" + value + "' for the parameter " + parameter +
+                           " in the action " + action +
+                           " is of a different format than the parameter can accept.",
+                       {value, parameter, action});
+}
+
+Response service_disabled(const std::string& url) {
+  return redfish_error(http::status::bad_request, "ServiceDisabled",
+                       "The operation failed because the service at " + url +
+                           " is disabled and cannot accept requests.",
+                       {url});
+}
+
 }  // namespace ironhold::sim::redfish

@@ -41,6 +41,16 @@ Response property_missing(const std::string& property);                         
 // A body that is not even malformed JSON (a broken multipart body); `detail` says what is wrong.
 Response unrecognized_request_body(const std::string& detail);  // 400
 // A body of a media type the URI does not take; `wanted` names the one it does.
-Response unsupported_media_type(const std::string& wanted);  // 415
+Response unsupported_media_type(const std::string& wanted);                                   // 415
+Response property_value_format_error(const std::string& value, const std::string& property);  // 400
+Response property_not_writable(const std::string& property);                                  // 400
+Response create_limit_reached_for_resource();                                                 // 400
+Response action_parameter_unknown(const std::string& action, const std::string& parameter);   // 400
+Response action_parameter_value_type_error(const std::string& value, const std::string& parameter,
+                                           const std::string& action);  // 400
+Response action_parameter_value_format_error(const std::string& value, const std::string& parameter,
+                                             const std::string& action);  // 400
+// The service at `url` (an EventService with ServiceEnabled false) takes no requests.
+Response service_disabled(const std::string& url);  // 400
 
 }  // namespace ironhold::sim::redfish

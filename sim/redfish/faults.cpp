@@ -69,6 +69,8 @@ Faults faults_from_json(const json& body, Faults f) {
       f.update_fails = bool_field(value, "update_fails");
     } else if (key == "update_hangs") {
       f.update_hangs = bool_field(value, "update_hangs");
+    } else if (key == "event_service_disabled") {
+      f.event_service_disabled = bool_field(value, "event_service_disabled");
     } else {
       throw invalid("unknown fault \"" + key + "\"", key);
     }
@@ -90,7 +92,8 @@ json to_json(const Faults& f) {
           {"install_fails", f.install_fails},
           {"install_hangs", f.install_hangs},
           {"update_fails", f.update_fails},
-          {"update_hangs", f.update_hangs}};
+          {"update_hangs", f.update_hangs},
+          {"event_service_disabled", f.event_service_disabled}};
 }
 
 json active_faults(const Faults& f) {

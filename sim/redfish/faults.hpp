@@ -28,6 +28,9 @@ struct Faults {
   // or stays Running.
   bool update_fails = false;
   bool update_hangs = false;
+  // The EventService says ServiceEnabled false and refuses new subscriptions and test events
+  // (400 ServiceDisabled); nothing is delivered meanwhile. A client must fall back to polling.
+  bool event_service_disabled = false;
 
   bool any() const;
   bool operator==(const Faults&) const = default;

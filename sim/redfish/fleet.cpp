@@ -97,6 +97,8 @@ RedfishFleet::RedfishFleet(const RedfishFleetOptions& options) : tls_(options.tl
   installer_ = std::make_unique<redfish::Installer>(io_, options.installer);
   updater_ = std::make_unique<redfish::Updater>(
       io_, options.updater, [this](unsigned i) -> redfish::BmcState& { return *bmc(i).state; });
+  events_ = std::make_unique<redfish::EventSender>(
+      io_, options.events, [this](unsigned i) -> redfish::BmcState& { return *bmc(i).state; });
   unsigned index = 0;
   for (const auto& [dir, n] : groups) {
     const redfish::Mockup mockup = redfish::Mockup::load(dir);
@@ -129,6 +131,13 @@ void RedfishFleet::add_bmc(unsigned index, const redfish::Mockup& mockup,
   };
   redfish::Updater* updater = updater_.get();
   config.firmware_update = [updater](redfish::FirmwareJob job) { updater->start(std::move(job)); };
+  redfish::EventSender* events = events_.get();
+  config.deliver_event = [events](redfish::EventDelivery delivery) {
+    events->send(std::move(delivery));
+  };
+  config.power_settles = [events](redfish::PowerSettle settle) {
+    events->settle_power(std::move(settle));
+  };
   bmc->state = std::make_unique<redfish::BmcState>(mockup, std::move(config));
   if (!saved.state.is_null()) bmc->state->restore_state(saved.state);
   if (state_dir_) {

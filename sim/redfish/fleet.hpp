@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "sim/redfish/bmc_state.hpp"
+#include "sim/redfish/event_sender.hpp"
 #include "sim/redfish/installer.hpp"
 #include "sim/redfish/redfish_server.hpp"
 #include "sim/redfish/state_dir.hpp"
@@ -53,6 +54,9 @@ struct RedfishFleetOptions {
   // What every BMC's UpdateService offers: SimpleUpdate, a multipart push or both (see
   // update_methods.hpp); nothing: what each mockup declares.
   std::optional<redfish::UpdateMethods> update_methods;
+  // How the EventServices deliver events (see event_sender.hpp): events.retry_interval replaces
+  // each mockup's DeliveryRetryIntervalSeconds (60 s) between a failed delivery and its retry.
+  redfish::EventSenderOptions events;
 };
 
 // The addresses the BMCs bind, in order; throws ironhold::Error (invalid) for a bad HOST:PORT, a
@@ -118,6 +122,7 @@ class RedfishFleet {
   std::vector<std::unique_ptr<Bmc>> bmcs_;
   std::unique_ptr<redfish::Installer> installer_;  // after io_: destroyed before it
   std::unique_ptr<redfish::Updater> updater_;
+  std::unique_ptr<redfish::EventSender> events_;
   std::unique_ptr<redfish::ControlServer> control_;
   std::string control_endpoint_;
   std::thread thread_;

@@ -123,7 +123,8 @@ void StateDir::save_state(unsigned index, const json& state) const noexcept {
   try {
     std::error_code ec;
     fs::create_directories(bmc_dir(index), ec);
-    write_atomically(bmc_dir(index) / "state.json", state.dump(2) + "\n");
+    // Private: event subscriptions keep their HttpHeaders (often an Authorization) here.
+    write_atomically(bmc_dir(index) / "state.json", state.dump(2) + "\n", /*private_file=*/true);
   } catch (const std::exception& e) {
     log::warn("simulated BMC: cannot save its state", {{"index", index}, {"error", e.what()}});
   }

@@ -2,8 +2,9 @@
 // --state-dir: what a simulated BMC keeps across restarts, one folder per BMC —
 // DIR/bmc-0000/endpoint.json (the bound address and port, so port 0 gives the same port next time),
 // cert.pem + key.pem (the same leaf, so pinned clients still trust it), state.json (BmcState's
-// saved_state). Every file is written to a temporary name and renamed, so a kill -9 leaves the old
-// file or the new one, never half of one.
+// saved_state; private, as key.pem: it holds event subscriptions' HttpHeaders). Every file is
+// written to a temporary name and renamed, so a kill -9 leaves the old file or the new one, never
+// half of one.
 #include <boost/asio/ip/tcp.hpp>
 #include <filesystem>
 #include <nlohmann/json.hpp>

@@ -22,7 +22,7 @@ namespace {
 // Tries of a download that reaches no server, one more second apart each time (15 s in all).
 constexpr int kDownloadAttempts = 6;
 
-std::string now_text() {
+std::string task_time_now() {
   return format_rfc3339(std::chrono::system_clock::now());
 }
 
@@ -34,7 +34,7 @@ json message(const std::string& id, const std::string& text, const std::string& 
 json failed(const std::string& why) {
   return {{"TaskState", "Exception"},
           {"TaskStatus", "Critical"},
-          {"EndTime", now_text()},
+          {"EndTime", task_time_now()},
           {"Messages", json::array({message("Update.1.0.ApplyFailed", why, "Critical")})}};
 }
 
@@ -155,7 +155,7 @@ asio::awaitable<void> Updater::run(FirmwareJob job) {
   bmc.update_task(job.task, {{"TaskState", "Completed"},
                              {"TaskStatus", "OK"},
                              {"PercentComplete", 100},
-                             {"EndTime", now_text()},
+                             {"EndTime", task_time_now()},
                              {"Messages", json::array({done})}});
 }
 

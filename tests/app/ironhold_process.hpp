@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "inventory/util/process.hpp"
 #include "tests/support/server/child_process.hpp"
 
 namespace ironhold::test {
@@ -31,6 +32,17 @@ inline IronholdProcess start_ironhold(std::vector<std::string> args,
   p.port = static_cast<unsigned short>(std::atoi(line->c_str() + at + 10));
   REQUIRE(p.port != 0);
   return p;
+}
+
+// A new admin token for the service on `data_dir`, made by `ironhold token create` as an operator
+// would (the service may be running).
+inline std::string admin_token(const std::filesystem::path& data_dir, const std::string& name) {
+  const auto created = util::run_process(
+      IRONHOLD_BINARY,
+      {"token", "create", "--data-dir", data_dir.string(), "--role", "admin", "--name", name});
+  INFO(created.err);
+  REQUIRE(created.ok());
+  return created.out.substr(0, created.out.find_first_of(" \n"));
 }
 
 }  // namespace ironhold::test

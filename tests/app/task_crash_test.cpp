@@ -11,7 +11,6 @@
 #include <map>
 #include <thread>
 
-#include "inventory/util/process.hpp"
 #include "sim/redfish/fleet.hpp"
 #include "tests/app/ironhold_process.hpp"
 #include "tests/support/project_mockups.hpp"
@@ -70,11 +69,7 @@ TEST_CASE("a kill -9 during a bulk power cycle of 200 BMCs loses no task and rep
   fleet.start();
 
   auto serve = start_serve(data, home / "serve1.log");
-  const auto created = ironhold::util::run_process(
-      IRONHOLD_BINARY,
-      {"token", "create", "--data-dir", data.string(), "--role", "admin", "--name", "crash-test"});
-  REQUIRE(created.ok());
-  const std::string token = created.out.substr(0, created.out.find_first_of(" \n"));
+  const std::string token = admin_token(data, "crash-test");
   for (int i = 0; i < kNodes; ++i) {
     const auto res = http_send(serve.port, "POST", "/api/v1/nodes",
                                {{"name", "c-" + std::to_string(i)},

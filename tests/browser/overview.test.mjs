@@ -135,6 +135,10 @@ s.test('a critical node opens with its name and health', async () => {
   await waitFor(`two temperature polls of ${target.name}`,
     async () => (await readings(target.id)).temperatureMost >= 2, { timeoutMs: 120_000, intervalMs: 1000 });
   readingsBefore = await readings(target.id);
+  // Its BMC pushes its events to the demo (docs/events.md): subscribed before the page reads it.
+  await waitFor(`${target.name}'s event subscription`,
+    async () => (await s.instance.apiOk('GET', `/api/v1/nodes/${target.id}/event-subscription`)).state === 'active',
+    { timeoutMs: 120_000, intervalMs: 1000 });
   const [, ms] = await timed(async () => {
     await page.locator(`tr[data-node-id="${target.id}"]`).click();
     await page.getByTestId('node-name').filter({ hasText: target.name }).waitFor();
@@ -144,6 +148,10 @@ s.test('a critical node opens with its name and health', async () => {
   assert.equal(await page.getByTestId('node-name').textContent(), node.name);
   assert.equal(await page.getByTestId('node-health').getAttribute('data-state'), node.health);
   assert.equal(await page.getByTestId('node-power').getAttribute('data-state'), node.power_state);
+  const pushed = page.getByTestId('event-subscription');
+  await page.waitForFunction(() => document.querySelector('[data-testid="event-subscription"]')?.dataset.state === 'active',
+    null, { timeout: 30_000 });
+  assert.match(await pushed.textContent(), /^subscribed since .* received/);
   await s.artifacts.screenshot(page, 'node');
 });
 

@@ -28,6 +28,7 @@ void register_all_routes(Api& api) {
   register_user_routes(api);
   register_project_routes(api);
   register_alert_routes(api);
+  register_redfish_event_routes(api);
 }
 
 }  // namespace ironhold::web

@@ -23,7 +23,7 @@ class ChangeStreaming {
       : store_(s.database),
         renderer_({s.nodes, s.tasks, s.rollouts, s.cloud_accounts, s.alerts}),
         feed_(std::make_shared<stream::ChangeFeed>(
-            store_, s.database.options().url,
+            store_, s.database.listen_url(),
             [this](const db::ChangeRow& change) { return render(change); })) {}
   ~ChangeStreaming() { feed_->stop(); }
   ChangeStreaming(const ChangeStreaming&) = delete;

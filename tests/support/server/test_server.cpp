@@ -32,6 +32,9 @@ TestServer::TestServer(web::ServerOptions options, bmc::ProbeOptions probe,
   config.tasks_enabled = tasks.has_value();
   if (tasks) config.tasks = *tasks;
   config.rollout_interval = std::chrono::milliseconds(200);
+  // No subscriptions on the tests' BMCs: their simulators count every request. The pushed-event
+  // tests run `ironhold serve` (tests/app/redfish_events_test.cpp).
+  config.event_subscriptions_enabled = false;
   // Cheap password hashes (scrypt N = 2^10): sign-ins are many here and the sanitizers are slow;
   // the stored parameters are read back per hash, so every code path is the production one.
   config.password_hashing = {.log2_n = 10, .r = 8, .p = 1};

@@ -158,6 +158,11 @@ class Tenancy {
         {"POST", "/api/v1/nodes/{id}/lifecycle", Expect::refused, node + "/lifecycle",
          json{{"action", "retire"}}},
         {"POST", "/api/v1/nodes/{id}/inspect", Expect::refused, node + "/inspect", {}},
+        {"GET",
+         "/api/v1/nodes/{id}/event-subscription",
+         Expect::refused,
+         node + "/event-subscription",
+         {}},
         {"POST", "/api/v1/nodes/{id}/tls/repin", Expect::refused, node + "/tls/repin", {}},
         {"GET", "/api/v1/nodes/{id}/components", Expect::refused, node + "/components", {}},
         {"GET", "/api/v1/nodes/{id}/firmware", Expect::refused, node + "/firmware", {}},
@@ -319,6 +324,9 @@ class Tenancy {
         {"GET", "/api/v1/provisioning/ipxe", Expect::no_success, "/api/v1/provisioning/ipxe", {}},
         {"POST", "/api/v1/provisioning/callback", Expect::no_success,
          "/api/v1/provisioning/callback", json{{"token", "0000"}, {"status", "succeeded"}}},
+        // Only the BMC's own subscription secret is taken: no principal's credential opens it.
+        {"POST", "/api/v1/redfish-events/{secret}", Expect::no_success,
+         "/api/v1/redfish-events/not-the-secret", json{{"Events", json::array()}}},
     };
   }
 

@@ -140,6 +140,7 @@ export function mount(container, route) {
       ['Location', place(node)],
       ['Credentials', node.source === 'cloud' ? 'from the cloud account' : node.credentials_set ? 'set (write-only)' : 'not set'],
       node.tls_fingerprint ? ['TLS pin', h('code', { title: node.tls_fingerprint }, `${node.tls_fingerprint.slice(0, 16)}…`)] : undefined,
+      node.driver === 'redfish' ? ['Pushed events', pushed] : undefined,
       ['Tags', tags.length ? tags.map(([k, v]) => `${k}=${v}`).join(', ') : null],
       ['Enrolled', dateTime(node.created_at)],
     ].filter(Boolean));
@@ -147,6 +148,31 @@ export function mount(container, route) {
       h('div', { class: 'panel' }, h('h2', {}, 'Identity'), identity),
       h('div', { class: 'panel' }, h('h2', {}, 'Hardware'), hardware),
       h('div', { class: 'panel' }, h('h2', {}, 'Connection'), connection));
+  }
+
+  // How the BMC's event subscription stands (docs/events.md): Redfish BMCs only.
+  const pushed = h('span', { 'data-testid': 'event-subscription', 'data-state': '' }, 'Loading…');
+  async function loadSubscription() {
+    if (node.driver !== 'redfish') return;
+    let text;
+    let state;
+    try {
+      const sub = await api(`/api/v1/nodes/${encodeURIComponent(node.id)}/event-subscription`);
+      state = sub.state;
+      text = {
+        active: `subscribed${sub.subscribed_at ? ` since ${dateTime(sub.subscribed_at)}` : ''} · ${num(sub.events_received)} received${sub.last_event_at ? `, last ${ago(sub.last_event_at)}` : ''}`,
+        pending: 'subscribing…',
+        unsupported: `not offered by the BMC${sub.last_error ? ` (${sub.last_error})` : ''}; polled only`,
+        failing: `failing (${sub.failures}×): ${sub.last_error || 'unknown error'}; polled meanwhile`,
+        removing: 'being removed from the BMC',
+      }[sub.state] || sub.state;
+    } catch (e) {
+      if (e.status !== 404) throw e;
+      state = 'none';
+      text = 'none (polled only)';
+    }
+    pushed.dataset.state = state;
+    setText(pushed, text);
   }
 
   // Components, grouped by kind.
@@ -290,6 +316,7 @@ export function mount(container, route) {
     settle(loadAlerts(), alertsSection);
     settle(loadComponents(), components);
     settle(loadFirmware(), firmware);
+    loadSubscription().catch((e) => { if (!destroyed) setText(pushed, `could not load: ${e.message}`); });
     settle(loadEvents(), events);
     settle(loadTasks(), tasksSection);
     if (canReadAudit(node.project)) settle(loadAudit(), audit);
