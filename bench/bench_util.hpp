@@ -3,7 +3,11 @@
 // RSS, and "--name value" arguments.
 #include <sys/resource.h>
 
+#include <cstdio>
+#include <exception>
+#include <initializer_list>
 #include <string>
+#include <vector>
 
 namespace ironhold::bench {
 
@@ -25,6 +29,28 @@ inline std::string arg(int argc, char** argv, const std::string& name,
   for (int i = 1; i + 1 < argc; ++i)
     if (argv[i] == "--" + name) return argv[i + 1];
   return fallback;
+}
+
+// The options given as "--name value" among `names`, appended to `flags` as they were given (for
+// passing on to `ironhold serve`).
+inline void pass_through(int argc, char** argv, std::initializer_list<const char*> names,
+                         std::vector<std::string>& flags) {
+  for (const char* name : names) {
+    const std::string value = arg(argc, argv, name, "");
+    if (value.empty()) continue;
+    flags.push_back(std::string("--") + name);
+    flags.push_back(value);
+  }
+}
+
+// A benchmark's main(): runs `run`, and says what failed, under the benchmark's name.
+inline int run_main(const char* name, int (*run)(int, char**), int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", name, e.what());
+    return 1;
+  }
 }
 
 }  // namespace ironhold::bench

@@ -2,6 +2,7 @@
 
 #include <curl/curl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -35,8 +36,13 @@ SimProcesses::SimProcesses(const std::string& ironhold, const std::vector<std::s
     argv.push_back(nullptr);
     int out[2];
     if (pipe(out) != 0) throw std::runtime_error("pipe failed");
+    std::fflush(stdout);  // or the child's copy of the buffer is printed twice
+    const pid_t parent = getpid();
     const pid_t pid = fork();
     if (pid == 0) {
+      // A benchmark that dies (or is killed) takes its simulators with it.
+      prctl(PR_SET_PDEATHSIG, SIGTERM);
+      if (getppid() != parent) _exit(1);
       dup2(out[1], 1);
       close(out[0]);
       close(out[1]);

@@ -25,6 +25,7 @@ class SimProcesses {
   ~SimProcesses();  // SIGTERM, then SIGKILL
 
   const std::vector<SimulatedBmc>& bmcs() const { return bmcs_; }
+  const std::vector<pid_t>& pids() const { return pids_; }
   // PUT /bmcs/{i}/faults with `faults_json` on every BMC.
   void set_faults(const std::string& faults_json) const;
 

@@ -41,6 +41,14 @@ Response RequestContext::json(http::status status, const nlohmann::json& body) c
   return res;
 }
 
+Response RequestContext::json_text(http::status status, std::string body) const {
+  Response res{status, request.version()};
+  res.set(http::field::content_type, "application/json");
+  res.body() = std::move(body);
+  res.prepare_payload();
+  return res;
+}
+
 Response RequestContext::empty(http::status status) const {
   Response res{status, request.version()};
   res.prepare_payload();

@@ -81,6 +81,8 @@ struct RequestContext {
   std::string default_project(unsigned capability) const;
 
   Response json(http::status status, const nlohmann::json& body) const;
+  // A JSON body already written as text (json_text, append_json of a node).
+  Response json_text(http::status status, std::string body) const;
   Response empty(http::status status) const;
 };
 

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include "app/cli/client_options.hpp"
@@ -48,6 +49,10 @@ std::vector<cli::Option> serve_options() {
   options.push_back({"db-connections", 0, true, false,
                      "database connections (and threads for database work)",
                      "IRONHOLD_DB_CONNECTIONS", "4", "N"});
+  options.push_back({"no-prepared-statements", 0, false, false,
+                     "prepare no statements on the database connections (behind PgBouncer "
+                     "before 1.21 in transaction mode, which does not carry them)",
+                     "", "", ""});
   options.push_back({"export-connections", 0, true, false,
                      "database connections of their own for exports (exports running at once)",
                      "IRONHOLD_EXPORT_CONNECTIONS", "2", "N"});
@@ -75,6 +80,13 @@ std::vector<cli::Option> serve_options() {
                      "IRONHOLD_POLL_INVENTORY_INTERVAL", "86400", "S"});
   options.push_back({"poll-max-in-flight", 0, true, false, "BMC polls running at once",
                      "IRONHOLD_POLL_MAX_IN_FLIGHT", "1000", "N"});
+  options.push_back({"poll-slow-after", 0, true, false,
+                     "ms after which a status poll still waiting no longer counts against "
+                     "poll-max-in-flight (0: never)",
+                     "IRONHOLD_POLL_SLOW_AFTER_MS", "2000", "MS"});
+  options.push_back({"poll-max-slow", 0, true, false,
+                     "slow status polls running at once besides poll-max-in-flight",
+                     "IRONHOLD_POLL_MAX_SLOW", "4000", "N"});
   options.push_back(
       {"poll-lease", 0, true, false,
        "seconds a claimed poll stays with its instance unrenewed before another takes it over "
@@ -148,18 +160,22 @@ std::string local_base_url(const ServiceConfig& config) {
 }
 
 // The demo's simulated servers are told where to reach the service before it listens (their PXE
-// boots fetch a script from it), so "port 0" must become a real port first: the kernel picks a free
-// one, which the service binds a moment later. Another process could take it in between; the
-// service then fails to start and says which address was taken.
-void choose_demo_port(ServiceConfig& config) {
+// boots fetch a script from it), so "port 0" must become a real port first. The kernel picks a free
+// one for a socket that stays bound (SO_REUSEADDR, not listening) until the service listens: the
+// service's own bind may share the port, but neither the simulated BMCs' listeners nor anyone's
+// outgoing connections can take it in between. Without a port 0 there is nothing to hold.
+std::optional<boost::asio::ip::tcp::socket> choose_demo_port(boost::asio::io_context& io,
+                                                             ServiceConfig& config) {
   auto endpoint = web::parse_listen_address(config.listen);
-  if (endpoint.port() != 0) return;
-  boost::asio::io_context io;
-  boost::asio::ip::tcp::acceptor probe(io, endpoint);
-  endpoint.port(probe.local_endpoint().port());
+  if (endpoint.port() != 0) return std::nullopt;
+  boost::asio::ip::tcp::socket holder(io, endpoint.protocol());
+  holder.set_option(boost::asio::socket_base::reuse_address(true));
+  holder.bind(endpoint);
+  endpoint.port(holder.local_endpoint().port());
   const std::string host = endpoint.address().is_v6() ? "[" + endpoint.address().to_string() + "]"
                                                       : endpoint.address().to_string();
   config.listen = host + ":" + std::to_string(endpoint.port());
+  return holder;
 }
 
 // Blocks SIGINT and SIGTERM in every thread (call before starting any), then waits for one.
@@ -195,6 +211,7 @@ int serve_with(const cli::Args& args, bool demo) {
   config.io_threads = int_option(args, "threads", cores, 1, 256);
   config.database_connections = int_option(args, "db-connections", 4, 1, 100);
   config.export_connections = int_option(args, "export-connections", 2, 1, 32);
+  config.prepared_statements = !args.flag("no-prepared-statements");
   config.server.body_limit =
       static_cast<std::size_t>(int_option(args, "body-limit", 1 << 20, 1024, 1 << 30));
   config.server.request_timeout =
@@ -227,6 +244,10 @@ int serve_with(const cli::Args& args, bool demo) {
   config.poller.max_in_flight = static_cast<std::size_t>(
       int_option(args, "poll-max-in-flight", default_in_flight, 1, 1'000'000));
   config.poller.lease = std::chrono::seconds(int_option(args, "poll-lease", 30, 3, 3600));
+  config.poller.slow_after = std::chrono::milliseconds(int_option(
+      args, "poll-slow-after", static_cast<int>(PollerOptions{}.slow_after.count()), 0, 3600000));
+  config.poller.max_slow = static_cast<std::size_t>(
+      int_option(args, "poll-max-slow", static_cast<int>(PollerOptions{}.max_slow), 0, 1'000'000));
 
   config.tasks_enabled = !args.flag("no-tasks");
   config.tasks.lease = std::chrono::seconds(int_option(args, "task-lease", 30, 3, 3600));
@@ -239,7 +260,9 @@ int serve_with(const cli::Args& args, bool demo) {
   // after it.
   std::unique_ptr<DemoFleet> demo_fleet;
   // The demo's own simulated servers reach it on loopback even when it listens everywhere.
-  if (demo) choose_demo_port(config);
+  boost::asio::io_context port_holder_io;
+  std::optional<boost::asio::ip::tcp::socket> demo_port_holder;
+  if (demo) demo_port_holder = choose_demo_port(port_holder_io, config);
   if (demo && config.advertise_url.empty()) config.advertise_url = local_base_url(config);
   if (demo) {
     DemoSimulatorOptions simulators;
@@ -252,6 +275,7 @@ int serve_with(const cli::Args& args, bool demo) {
   ServiceHost host(config);
   if (demo) seed_demo_fleet(host, *demo_fleet);
   const auto endpoint = host.start();
+  demo_port_holder.reset();
   const std::string url = std::string(config.server.tls ? "https://" : "http://") +
                           (endpoint.address().is_v6() ? "[" + endpoint.address().to_string() + "]"
                                                       : endpoint.address().to_string()) +

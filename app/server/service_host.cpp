@@ -5,6 +5,7 @@
 #include <future>
 
 #include "app/server/curl_webhook_sender.hpp"
+#include "app/server/heap.hpp"
 #include "cloudapi/bcc/bcc_driver.hpp"
 #include "cloudapi/ec2/ec2_driver.hpp"
 #include "cloudapi/openstack/openstack_driver.hpp"
@@ -31,6 +32,7 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
       database_(std::make_unique<db::Database>(
           db::DatabaseOptions{.url = config.database_url,
                               .pool_size = config.database_connections,
+                              .prepared_statements = config.prepared_statements,
                               .audit_key = config.audit_key,
                               .application_name = config_.instance_name + " pool",
                               .listen_url = config.listen_database_url,
@@ -179,6 +181,7 @@ boost::asio::ip::tcp::endpoint ServiceHost::start() {
   advertise(endpoint);
   schedule_maintenance(std::chrono::milliseconds(0));
   if (audit_anchor_ || !config_.master_key_file.empty()) schedule_upkeep(config_.upkeep_interval);
+  if (config_.heap_trim_interval.count() > 0) schedule_heap_trim();
   if (poller_) poller_->start();
   if (cloud_sync_) cloud_sync_->start();
   if (task_engine_) task_engine_->start();
@@ -269,6 +272,20 @@ void ServiceHost::schedule_upkeep(std::chrono::milliseconds delay) {
   });
 }
 
+// On the blocking pool: the trim holds the allocator's locks for a few milliseconds.
+void ServiceHost::schedule_heap_trim() {
+  heap_trim_timer_.expires_after(config_.heap_trim_interval);
+  heap_trim_timer_.async_wait([this](boost::system::error_code ec) {
+    if (ec) return;
+    boost::asio::post(blocking_pool_, [this] {
+      release_free_heap();
+      boost::asio::post(io_, [this] {
+        if (!stopped_) schedule_heap_trim();
+      });
+    });
+  });
+}
+
 void ServiceHost::anchor_audit_head() {
   try {
     const db::ChainHead head = audit_->head();
@@ -281,11 +298,23 @@ void ServiceHost::anchor_audit_head() {
 void ServiceHost::stop() {
   if (stopped_) return;
   stopped_ = true;
+  // How long each part took to stop, logged at the end: a slow stop says where it waited.
+  nlohmann::json took = nlohmann::json::object();
+  auto mark = std::chrono::steady_clock::now();
+  const auto timed = [&](const char* part, auto&& stop_part) {
+    stop_part();
+    const auto now = std::chrono::steady_clock::now();
+    took[part] = std::chrono::duration_cast<std::chrono::milliseconds>(now - mark).count();
+    mark = now;
+  };
+  const auto started = mark;
   if (!threads_.empty()) {
-    if (redirect_) redirect_->close();
-    std::promise<void> drained;
-    server_->shutdown([&drained] { drained.set_value(); });
-    drained.get_future().wait();
+    timed("http_ms", [&] {
+      if (redirect_) redirect_->close();
+      std::promise<void> drained;
+      server_->shutdown([&drained] { drained.set_value(); });
+      drained.get_future().wait();
+    });
   }
   // Tasks stop at a step boundary and are handed back first: they use the drivers that the
   // poller and the cloud sync shut down next. Together they get the grace period the HTTP
@@ -297,29 +326,37 @@ void ServiceHost::stop() {
                     std::chrono::duration_cast<std::chrono::milliseconds>(
                         deadline - std::chrono::steady_clock::now()));
   };
-  if (rollout_runner_ && !threads_.empty()) rollout_runner_->stop(left());
-  if (alert_engine_ && !threads_.empty()) alert_engine_->stop(left());
-  if (event_subscriber_ && !threads_.empty()) event_subscriber_->stop(left());
-  if (task_engine_ && !threads_.empty()) task_engine_->stop(left());
-  // Polls in flight finish (briefly) and are recorded; the drivers log out of the BMCs.
-  if (poller_ && !threads_.empty()) poller_->stop(left());
-  if (cloud_sync_ && !threads_.empty()) cloud_sync_->stop(left());
+  if (!threads_.empty()) {
+    if (rollout_runner_) timed("rollouts_ms", [&] { rollout_runner_->stop(left()); });
+    if (alert_engine_) timed("alerts_ms", [&] { alert_engine_->stop(left()); });
+    if (event_subscriber_)
+      timed("event_subscriptions_ms", [&] { event_subscriber_->stop(left()); });
+    if (task_engine_) timed("tasks_ms", [&] { task_engine_->stop(left()); });
+    // Polls in flight finish (briefly) and are recorded; the drivers log out of the BMCs.
+    if (poller_) timed("poller_ms", [&] { poller_->stop(left()); });
+    if (cloud_sync_) timed("cloud_sync_ms", [&] { cloud_sync_->stop(left()); });
+  }
   // What the routes run on threads of their own (discovery) stops while the database is up.
-  api_->release_adopted();
+  timed("adopted_ms", [&] { api_->release_adopted(); });
   boost::asio::post(io_, [this] {
     maintenance_timer_.cancel();
     upkeep_timer_.cancel();
+    heap_trim_timer_.cancel();
   });
-  io_.stop();
-  for (auto& t : threads_) t.join();
-  threads_.clear();
-  blocking_pool_.join();
+  timed("threads_ms", [&] {
+    io_.stop();
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+    blocking_pool_.join();
+  });
   // What was audited up to the end, anchored.
-  if (audit_anchor_) anchor_audit_head();
+  if (audit_anchor_) timed("audit_anchor_ms", [&] { anchor_audit_head(); });
   // Whatever still waits now (requests to BMCs that did not answer within the grace periods) is
   // destroyed here, while what those coroutines refer to exists; the io_context's destructor
   // would do it after the drivers are gone.
-  io_.shutdown();
+  timed("pending_ms", [&] { io_.shutdown(); });
+  took["total_ms"] = std::chrono::duration_cast<std::chrono::milliseconds>(mark - started).count();
+  log::info("service stopped", took);
 }
 
 }  // namespace ironhold::app

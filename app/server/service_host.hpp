@@ -71,12 +71,17 @@ struct ServiceConfig {
   // often a moved head is appended to it.
   std::filesystem::path audit_anchor_file;
   std::chrono::milliseconds upkeep_interval{1000};
+  // How often the heap's free pages go back to the system (app/server/heap.hpp); 0: never.
+  std::chrono::milliseconds heap_trim_interval{30000};
   std::string listen = "127.0.0.1:8080";
   // With TLS (server.tls): plain HTTP here only redirects to HTTPS; empty: no such listener.
   std::string http_redirect_listen;
   int io_threads = 2;            // one per core
   int database_connections = 4;  // and as many threads for database work
-  int export_connections = 2;    // a pool of its own: exports running at once
+  // The hottest reads prepared once per connection (--no-prepared-statements: off, for PgBouncer
+  // before 1.21 in transaction mode).
+  bool prepared_statements = true;
+  int export_connections = 2;  // a pool of its own: exports running at once
   web::ServerOptions server;
   bmc::ProbeOptions probe;  // how enrolling a bare host (driver auto) probes it
   db::RetentionPolicy retention;
@@ -150,6 +155,7 @@ class ServiceHost {
   void schedule_maintenance(std::chrono::milliseconds delay);
   // Every second: the audit head anchored, the master key file read again.
   void schedule_upkeep(std::chrono::milliseconds delay);
+  void schedule_heap_trim();
   void anchor_audit_head();
   void advertise(const boost::asio::ip::tcp::endpoint& bound);
   std::map<std::string, CloudDriver*> make_cloud_drivers();
@@ -208,6 +214,7 @@ class ServiceHost {
   std::unique_ptr<audit::AnchorFile> audit_anchor_;
   web::ExportBudget export_budget_;
   boost::asio::steady_timer upkeep_timer_{io_};
+  boost::asio::steady_timer heap_trim_timer_{io_};
   std::vector<std::thread> threads_;
   std::atomic<bool> stopped_{false};
 };

@@ -75,6 +75,10 @@ std::unique_ptr<pqxx::connection> Database::Impl::connect() {
   try {
     auto connection = std::make_unique<pqxx::connection>(
         with_application_name(options.url, options.application_name));
+    // Node rows carry their timestamps as PostgreSQL writes them (db/node_rows.cpp), which is the
+    // ISO form only under DateStyle ISO: the server's default, but a server may set another.
+    // (PgBouncer keeps DateStyle per client, so this holds behind it too.)
+    connection->set_variable("DateStyle", "ISO");
     return connection;
   } catch (const std::exception& e) {
     throw Error(ErrorKind::unavailable, std::string("cannot connect to PostgreSQL: ") + e.what());

@@ -14,6 +14,11 @@ struct DatabaseOptions {
   std::string url;      // libpq connection string or URI
   int pool_size = 4;    // connections; the web layer runs database work on as many threads
   int max_retries = 5;  // for serialization failures and deadlocks
+  // The hottest reads as protocol-level prepared statements (see db/prepared.hpp): the service
+  // turns them on unless it runs behind PgBouncer before 1.21 in transaction mode, where a
+  // prepared statement does not follow the client from one transaction to the next. Off for the
+  // short-lived commands, which would not reuse them.
+  bool prepared_statements = false;
   std::chrono::seconds connect_timeout{10};
   // The key that seals audit entries (kept beside the master key, never in the database). Without
   // it, writing an audit entry fails: an unsealed entry would break the chain.

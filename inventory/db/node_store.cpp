@@ -6,6 +6,7 @@
 #include "inventory/db/node_query_sql.hpp"
 #include "inventory/db/node_rows.hpp"
 #include "inventory/db/node_secrets.hpp"
+#include "inventory/db/prepared.hpp"
 #include "inventory/db/transaction.hpp"
 #include "inventory/error.hpp"
 
@@ -26,21 +27,26 @@ Error unknown_project(const std::string& project) {
                        "project");
 }
 
+// The node an id or name refers to (the newest of that name), locked when for_update.
+const HotStatement& find_node_statement(bool by_id, bool for_update) {
+  const auto make = [](const char* name, std::string where, const char* lock) {
+    return HotStatement{name, std::string("SELECT ") + node_columns + " FROM nodes n WHERE " +
+                                  std::move(where) + lock};
+  };
+  static const std::string by_name =
+      "n.name = $1 ORDER BY n.retired_at IS NOT NULL, n.retired_at DESC LIMIT 1";
+  static const HotStatement statements[2][2] = {
+      {make("node_by_name", by_name, ""), make("node_by_name_locked", by_name, " FOR UPDATE OF n")},
+      {make("node_by_id", "n.id = $1::uuid", ""),
+       make("node_by_id_locked", "n.id = $1::uuid", " FOR UPDATE OF n")}};
+  return statements[by_id][for_update];
+}
+
 // Locks and returns the node an id or name refers to.
-Node find_node(pqxx::work& tx, std::string_view id_or_name, bool for_update) {
-  const std::string lock = for_update ? " FOR UPDATE OF n" : "";
-  pqxx::result r;
-  if (is_uuid(id_or_name)) {
-    r = tx.exec_params(
-        std::string("SELECT ") + node_columns + " FROM nodes n WHERE n.id = $1::uuid" + lock,
-        std::string(id_or_name));
-  } else {
-    r = tx.exec_params(std::string("SELECT ") + node_columns +
-                           " FROM nodes n WHERE n.name = $1 "
-                           "ORDER BY n.retired_at IS NOT NULL, n.retired_at DESC LIMIT 1" +
-                           lock,
-                       std::string(id_or_name));
-  }
+Node find_node(pqxx::transaction_base& tx, std::string_view id_or_name, bool for_update,
+               bool prepared) {
+  const pqxx::result r = exec_hot(
+      tx, prepared, find_node_statement(is_uuid(id_or_name), for_update), std::string(id_or_name));
   if (r.empty())
     throw not_found("no node has the id or name \"" + std::string(id_or_name.substr(0, 100)) +
                     "\"");
@@ -124,12 +130,14 @@ Node NodeStore::create(const NodeSpec& spec) {
     }
     const std::string id = r[0][0].as<std::string>();
     if (spec.credentials || spec.kg) write_secrets(tx, box_, id, {spec.credentials, spec.kg});
-    return find_node(tx, id, false);
+    return find_node(tx, id, false, prepared());
   });
 }
 
 Node NodeStore::get(std::string_view id_or_name) {
-  return transact(db_, [&](pqxx::work& tx) { return find_node(tx, id_or_name, false); });
+  return autocommit(db_, [&](pqxx::transaction_base& tx) {
+    return find_node(tx, id_or_name, false, prepared());
+  });
 }
 
 std::optional<Node> NodeStore::find_by_endpoint(const std::string& endpoint) {
@@ -143,7 +151,12 @@ std::optional<Node> NodeStore::find_by_endpoint(const std::string& endpoint) {
   });
 }
 
-NodePage NodeStore::list(const NodeQuery& query) {
+namespace {
+
+// Runs the page's query and hands each row of the page to `take`; returns the next page's cursor
+// (from the one row read past the page), if there is one.
+template <class Take>
+std::optional<std::string> read_page(Database& db, const NodeQuery& query, Take&& take) {
   SqlParams params;
   std::string where = node_where(query.filter, params);
   const SortSql sort = sort_sql(query.sort.field);
@@ -157,19 +170,50 @@ NodePage NodeStore::list(const NodeQuery& query) {
                           " FROM nodes n WHERE " + where + " ORDER BY " + sort.expression +
                           direction + ", n.id" + direction + " LIMIT " +
                           std::to_string(query.limit + 1);
-  return transact(db_, [&](pqxx::work& tx) {
+  return autocommit(db, [&](pqxx::transaction_base& tx) -> std::optional<std::string> {
     auto rows = tx.exec_params(sql, pqxx::prepare::make_dynamic_params(params.values));
-    NodePage page;
     const auto count = std::min<std::size_t>(rows.size(), static_cast<std::size_t>(query.limit));
-    page.items.reserve(count);
-    for (std::size_t i = 0; i < count; ++i) page.items.push_back(node_from_row(rows[i]));
-    if (rows.size() > count) {
-      const auto& last = rows[count - 1];
-      page.next = encode_cursor(query, last[node_column_count].as<std::string>(),
-                                last[0].as<std::string>());
-    }
-    return page;
+    take.start(count);
+    for (std::size_t i = 0; i < count; ++i) take(rows[i]);
+    if (rows.size() <= count) return std::nullopt;
+    const auto& last = rows[count - 1];
+    return encode_cursor(query, last[node_column_count].as<std::string>(),
+                         last[0].as<std::string>());
   });
+}
+
+}  // namespace
+
+NodePage NodeStore::list(const NodeQuery& query) {
+  struct Take {
+    NodePage& page;
+    void start(std::size_t count) {
+      page.items.clear();
+      page.items.reserve(count);
+    }
+    void operator()(const pqxx::row& row) { page.items.push_back(node_from_row(row)); }
+  };
+  NodePage page;
+  page.next = read_page(db_, query, Take{page});
+  return page;
+}
+
+NodePageText NodeStore::list_text(const NodeQuery& query) {
+  struct Take {
+    NodePageText& page;
+    void start(std::size_t count) {
+      page.items.clear();
+      page.items.reserve(1280 * count);  // a node is about 1.2 KB of JSON
+      page.count = count;
+    }
+    void operator()(const pqxx::row& row) {
+      if (!page.items.empty()) page.items += ',';
+      append_row_json(page.items, row);
+    }
+  };
+  NodePageText page;
+  page.next = read_page(db_, query, Take{page});
+  return page;
 }
 
 json NodeStore::summary(const NodeFilter& filter) {
@@ -227,7 +271,7 @@ json NodeStore::summary(const NodeFilter& filter) {
 
 Node NodeStore::update(std::string_view id_or_name, const json& patch) {
   return transact(db_, [&](pqxx::work& tx) {
-    const Node current = find_node(tx, id_or_name, true);
+    const Node current = find_node(tx, id_or_name, true, prepared());
     if (current.retired_at)
       throw conflict("node \"" + current.name + "\" is retired and can no longer be changed");
     if (current.source == Source::cloud) {
@@ -243,7 +287,7 @@ Node NodeStore::update(std::string_view id_or_name, const json& patch) {
       } catch (const pqxx::unique_violation&) {
         throw duplicate_name(change.name);
       }
-      return find_node(tx, current.id, false);
+      return find_node(tx, current.id, false, prepared());
     }
     NodeSecrets secrets = read_secrets(tx, box_, current.id);
     bool credentials_changed = false;
@@ -282,13 +326,13 @@ Node NodeStore::update(std::string_view id_or_name, const json& patch) {
           "UPDATE poll_schedule SET next_due = now(), failures = 0 WHERE node_id = $1::uuid",
           current.id);
     }
-    return find_node(tx, current.id, false);
+    return find_node(tx, current.id, false, prepared());
   });
 }
 
 Node NodeStore::retire(std::string_view id_or_name) {
   return transact(db_, [&](pqxx::work& tx) {
-    const Node current = find_node(tx, id_or_name, true);
+    const Node current = find_node(tx, id_or_name, true, prepared());
     if (current.retired_at) return current;  // retiring twice is not an error
     refuse_live_cloud_node(tx, current, "retired");
     tx.exec_params(
@@ -314,13 +358,13 @@ Node NodeStore::retire(std::string_view id_or_name) {
         "UPDATE nodes SET lifecycle = 'retired', retired_at = now(), updated_at = now() "
         "WHERE parent_id = $1::uuid AND retired_at IS NULL",
         current.id);
-    return find_node(tx, current.id, false);
+    return find_node(tx, current.id, false, prepared());
   });
 }
 
 Node NodeStore::purge(std::string_view id_or_name) {
   return transact(db_, [&](pqxx::work& tx) {
-    const Node current = find_node(tx, id_or_name, true);
+    const Node current = find_node(tx, id_or_name, true, prepared());
     if (!current.retired_at) refuse_live_cloud_node(tx, current, "purged");
     tx.exec_params("DELETE FROM nodes WHERE id = $1::uuid", current.id);
     return current;

@@ -21,6 +21,14 @@ struct NodePage {
   std::optional<std::string> next;  // the cursor of the next page, if there is one
 };
 
+// The same page as the API's JSON text: the items' objects, comma separated (what goes between
+// the brackets of "items"), as append_row_json writes them.
+struct NodePageText {
+  std::string items;
+  std::size_t count = 0;
+  std::optional<std::string> next;
+};
+
 // A node's secrets, opened: for drivers only, never for the API.
 struct NodeSecrets {
   std::optional<Credentials> credentials;
@@ -36,6 +44,8 @@ class NodeStore {
   // By id (any node, retired included) or by name (the node in service, else the latest retired).
   Node get(std::string_view id_or_name);
   NodePage list(const NodeQuery& query);
+  // The same page rendered straight from the rows (GET /api/v1/nodes): no Node is built.
+  NodePageText list_text(const NodeQuery& query);
   // The node in service whose endpoint is exactly this canonical text (Endpoint::to_string()),
   // the oldest if several are; nullopt when none is.
   std::optional<Node> find_by_endpoint(const std::string& endpoint);
@@ -53,6 +63,8 @@ class NodeStore {
   NodeSecrets secrets(const std::string& node_id);
 
  private:
+  bool prepared() const noexcept { return db_.options().prepared_statements; }
+
   Database& db_;
   const crypto::SecretBox& box_;
 };

@@ -2,6 +2,7 @@
 
 #include "inventory/crypto/primitives.hpp"
 #include "inventory/db/node_rows.hpp"
+#include "inventory/db/prepared.hpp"
 #include "inventory/db/row_values.hpp"
 #include "inventory/db/token_rows.hpp"
 #include "inventory/db/transaction.hpp"
@@ -74,17 +75,19 @@ CreatedToken TokenStore::create(const NewToken& spec) {
 
 std::optional<TokenInfo> TokenStore::authenticate(std::string_view secret) {
   if (!looks_like_token(secret)) return std::nullopt;
-  return transact(db_, [&](pqxx::work& tx) -> std::optional<TokenInfo> {
-    // last_used_at is refreshed at most once a minute so that reads do not all become writes.
-    auto r = tx.exec_params(
-        std::string(
-            "WITH t AS (SELECT id FROM api_tokens WHERE token_hash = decode($1, 'hex') "
-            "AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())), "
-            "touched AS (UPDATE api_tokens SET last_used_at = now() WHERE id IN (SELECT id FROM t) "
-            "AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')) "
-            "SELECT ") +
-            token_columns + " FROM api_tokens WHERE id IN (SELECT id FROM t)",
-        crypto::sha256_hex(secret));
+  // One statement, committed on its own: a token's check is part of every API request.
+  // last_used_at is refreshed at most once a minute so that reads do not all become writes.
+  static const HotStatement statement{
+      "authenticate_token",
+      "WITH t AS (SELECT id FROM api_tokens WHERE token_hash = decode($1, 'hex') "
+      "AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())), "
+      "touched AS (UPDATE api_tokens SET last_used_at = now() WHERE id IN (SELECT id FROM t) "
+      "AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')) "
+      "SELECT " +
+          token_columns + " FROM api_tokens WHERE id IN (SELECT id FROM t)"};
+  const bool prepared = db_.options().prepared_statements;
+  return autocommit(db_, [&](pqxx::transaction_base& tx) -> std::optional<TokenInfo> {
+    auto r = exec_hot(tx, prepared, statement, crypto::sha256_hex(secret));
     if (r.empty()) return std::nullopt;
     return token_from_row(r[0]);
   });

@@ -1,6 +1,7 @@
 #include "inventory/db/user_store.hpp"
 
 #include "inventory/db/node_rows.hpp"
+#include "inventory/db/prepared.hpp"
 #include "inventory/db/row_values.hpp"
 #include "inventory/db/transaction.hpp"
 #include "inventory/error.hpp"
@@ -28,12 +29,13 @@ std::string where_user(std::string_view name_or_id) {
   return is_uuid(std::string(name_or_id)) ? "u.id = $1::uuid" : "u.name = $1";
 }
 
-std::vector<Grant> read_grants(pqxx::work& tx, const std::string& user_id) {
+std::vector<Grant> read_grants(pqxx::transaction_base& tx, const std::string& user_id,
+                               bool prepared = false) {
+  static const HotStatement statement{"grants_of_user",
+                                      "SELECT project, role FROM role_grants WHERE user_id = "
+                                      "$1::uuid ORDER BY project NULLS FIRST, role"};
   std::vector<Grant> out;
-  auto r = tx.exec_params(
-      "SELECT project, role FROM role_grants WHERE user_id = $1::uuid "
-      "ORDER BY project NULLS FIRST, role",
-      user_id);
+  auto r = exec_hot(tx, prepared, statement, user_id);
   for (const auto& row : r)
     if (auto role = parse_enum<Role>(row[1].c_str())) out.push_back({optional_text(row[0]), *role});
   return out;
@@ -183,7 +185,9 @@ UserInfo UserStore::revoke(std::string_view name_or_id, const Grant& grant) {
 }
 
 std::vector<Grant> UserStore::grants_of(const std::string& user_id) {
-  return transact(db_, [&](pqxx::work& tx) { return read_grants(tx, user_id); });
+  const bool prepared = db_.options().prepared_statements;
+  return autocommit(db_,
+                    [&](pqxx::transaction_base& tx) { return read_grants(tx, user_id, prepared); });
 }
 
 std::optional<UserInfo> UserStore::check_password(std::string_view name,

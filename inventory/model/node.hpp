@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "inventory/model/enums.hpp"
 
@@ -52,6 +53,15 @@ struct Node {
 
 // The API's JSON form of a node (the same field names as enrollment; credentials never appear).
 nlohmann::json to_json(const Node& node);
+// The same, written as JSON text into `out` (byte for byte to_json(node).dump()), without the
+// tree: lists of thousands of nodes are the API's largest answers.
+void append_json(std::string& out, const Node& node);
+
+// The conditions an operator should see on a node ("warnings"): only TLS verification turned off
+// (options.tls "insecure") so far.
+const nlohmann::json& node_warnings(bool insecure_tls);
+// The keys of the node's "hardware" object, in the order to_json writes them.
+const std::vector<std::string>& hardware_summary_keys();
 
 // True for the canonical 8-4-4-4-12 hex form; names may never look like this.
 bool is_uuid(std::string_view text);

@@ -104,7 +104,11 @@ NodeSort parse_node_sort(std::string_view text) {
 }
 
 std::string to_string(const NodeSort& sort) {
-  return (sort.descending ? "-" : "") + std::string(sort_names[static_cast<int>(sort.field)]);
+  // Appended rather than "-" + string: GCC 12 warns (-Wstringop-overflow) about the latter once
+  // inlined in a Release build, a known false positive.
+  std::string text = sort.descending ? "-" : "";
+  text += sort_names[static_cast<int>(sort.field)];
+  return text;
 }
 
 bool add_filter_parameter(NodeFilter& f, std::string_view key, std::string_view value) {

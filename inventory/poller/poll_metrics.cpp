@@ -74,6 +74,11 @@ std::string PollMetrics::render() const {
   out += "# HELP ironhold_polls_in_flight Polls waiting for a BMC right now.\n";
   out += "# TYPE ironhold_polls_in_flight gauge\n";
   out += "ironhold_polls_in_flight " + std::to_string(in_flight_.load()) + "\n";
+  out +=
+      "# HELP ironhold_polls_slow Polls in flight for longer than --poll-slow-after, no longer "
+      "counted against --poll-max-in-flight.\n";
+  out += "# TYPE ironhold_polls_slow gauge\n";
+  out += "ironhold_polls_slow " + std::to_string(slow_.load()) + "\n";
   return out;
 }
 

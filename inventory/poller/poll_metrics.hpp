@@ -22,8 +22,13 @@ class PollMetrics {
   void observe(db::PollKind kind, std::chrono::microseconds latency, const DriverOutcome& outcome);
   void count_claimed(std::size_t n) { claimed_ += n; }
   void count_record_failure() { record_failures_ += 1; }
-  void set_in_flight(std::size_t n) { in_flight_ = n; }
-  std::size_t in_flight() const { return in_flight_; }
+  // Polls in flight: those counted against max_in_flight, and those past slow_after.
+  void set_in_flight(std::size_t counted, std::size_t slow) {
+    in_flight_ = counted + slow;
+    slow_ = slow;
+  }
+  std::size_t in_flight() const { return in_flight_; }  // slow ones included
+  std::size_t slow_in_flight() const { return slow_; }
   void count_lease_lost(std::size_t n) { leases_lost_ += n; }
   std::uint64_t leases_lost() const { return leases_lost_; }
 
@@ -42,6 +47,7 @@ class PollMetrics {
   std::atomic<std::uint64_t> claimed_{0};
   std::atomic<std::uint64_t> record_failures_{0};
   std::atomic<std::size_t> in_flight_{0};
+  std::atomic<std::size_t> slow_{0};
   std::atomic<std::uint64_t> leases_lost_{0};
 };
 

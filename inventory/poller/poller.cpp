@@ -6,6 +6,7 @@
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/use_future.hpp>
+#include <deque>
 #include <future>
 #include <optional>
 #include <set>
@@ -18,6 +19,13 @@ namespace ironhold {
 
 namespace asio = boost::asio;
 using Clock = std::chrono::steady_clock;
+
+// A poll in flight, for telling the slow ones apart; touched only on the strand.
+struct Poller::Slot {
+  Clock::time_point started;
+  bool slow = false;  // counted in slow_in_flight, not in_flight
+  bool done = false;
+};
 
 // Everything the coroutines share; touched only on the strand.
 struct Poller::State {
@@ -32,7 +40,9 @@ struct Poller::State {
   std::map<db::PollKey, int> held;
   std::set<db::PollKey> writing;  // in the batch being recorded now
   bool stopping = false;
-  std::size_t in_flight = 0;
+  std::size_t in_flight = 0;                   // polls counted against max_in_flight
+  std::size_t slow_in_flight = 0;              // polls past slow_after, counted against max_slow
+  std::deque<std::shared_ptr<Slot>> by_start;  // polls in flight and not slow, oldest first
   bool claim_loop_done = false, flush_loop_done = false;
   std::vector<db::PollResult> pending;
   std::minstd_rand random{std::random_device{}()};
@@ -72,6 +82,7 @@ void Poller::start() {
 asio::awaitable<void> Poller::claim_loop() {
   auto state = state_;
   while (!state->stopping) {
+    release_slow_slots();
     const std::size_t room =
         options_.max_in_flight > state->in_flight ? options_.max_in_flight - state->in_flight : 0;
     const int want = static_cast<int>(
@@ -89,15 +100,31 @@ asio::awaitable<void> Poller::claim_loop() {
       jobs = co_await blocking(std::move(claim));
     }
     metrics_.count_claimed(jobs.size());
+    const auto claimed_at = Clock::now();
     for (auto& job : jobs) {
       ++state->held[db::PollKey{job.target.node_id, job.kind}];
       ++state->in_flight;
-      asio::co_spawn(strand_.get_inner_executor(), run_poll(std::move(job)), asio::detached);
+      auto slot = std::make_shared<Slot>(Slot{claimed_at});
+      // Only status polls: one or two small documents each, however long they wait. An
+      // inspection or sensor poll is long by nature and gathers documents as it goes; letting it
+      // out of the count would let their memory grow with the fleet.
+      if (job.kind == db::PollKind::status) state->by_start.push_back(slot);
+      asio::co_spawn(strand_.get_inner_executor(), run_poll(std::move(job), std::move(slot)),
+                     asio::detached);
     }
-    metrics_.set_in_flight(state->in_flight);
+    metrics_.set_in_flight(state->in_flight, state->slow_in_flight);
     if (state->stopping) break;
     if (want == 0 || static_cast<int>(jobs.size()) < want) {
-      state->wake.expires_after(options_.idle_wait);
+      auto pause = options_.idle_wait;
+      // Full: look again when the oldest poll turns slow, if that comes first.
+      if (want == 0 && !state->by_start.empty() && options_.slow_after.count() > 0 &&
+          state->slow_in_flight < options_.max_slow) {
+        const auto until_slow = std::chrono::duration_cast<std::chrono::milliseconds>(
+            state->by_start.front()->started + options_.slow_after - Clock::now());
+        pause = std::clamp(until_slow + std::chrono::milliseconds(1), std::chrono::milliseconds(1),
+                           pause);
+      }
+      state->wake.expires_after(pause);
       boost::system::error_code ec;
       auto token = asio::redirect_error(asio::use_awaitable, ec);
       co_await state->wake.async_wait(token);
@@ -106,9 +133,29 @@ asio::awaitable<void> Poller::claim_loop() {
   state->claim_loop_done = true;
 }
 
+// Moves the polls running longer than slow_after out of max_in_flight's count (oldest first, up to
+// max_slow of them), and forgets the finished ones at the front. On the strand.
+void Poller::release_slow_slots() {
+  auto& state = *state_;
+  const auto now = Clock::now();
+  while (!state.by_start.empty()) {
+    Slot& oldest = *state.by_start.front();
+    if (!oldest.done) {
+      if (options_.slow_after.count() <= 0 || state.slow_in_flight >= options_.max_slow ||
+          now - oldest.started < options_.slow_after)
+        break;
+      oldest.slow = true;
+      --state.in_flight;
+      ++state.slow_in_flight;
+    }
+    state.by_start.pop_front();
+  }
+  metrics_.set_in_flight(state.in_flight, state.slow_in_flight);
+}
+
 // Runs on the plain executor, not the strand, so that the drivers' parsing and normalizing spread
 // over every I/O thread; only the bookkeeping at the end goes through the strand.
-asio::awaitable<void> Poller::run_poll(db::PollJob job) {
+asio::awaitable<void> Poller::run_poll(db::PollJob job, std::shared_ptr<Slot> slot) {
   const auto started = Clock::now();
   NodeDriver* driver = drivers_.at(job.driver);
   db::PollResult result;
@@ -135,17 +182,22 @@ asio::awaitable<void> Poller::run_poll(db::PollJob job) {
       std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - started);
   result.duration = std::chrono::duration_cast<std::chrono::milliseconds>(elapsed);
   metrics_.observe(job.kind, elapsed, result.outcome());
-  auto finish = [this, state = state_, failures = job.failures,
+  auto finish = [this, state = state_, slot = std::move(slot), failures = job.failures,
                  result = std::move(result)]() mutable {
     const double uniform = std::uniform_real_distribution<double>(0, 1)(state->random);
     result.next_in =
         next_poll_in(options_.intervals, result.kind, result.outcome(), failures, uniform);
     state->pending.push_back(std::move(result));
     if (state->pending.size() >= options_.flush_batch) state->flush_timer.cancel();
-    --state->in_flight;
-    metrics_.set_in_flight(state->in_flight);
-    if (state->in_flight < options_.max_in_flight / 2) state->wake.cancel();  // room to claim more
-    if (state->in_flight == 0) {
+    slot->done = true;
+    if (slot->slow) {
+      --state->slow_in_flight;
+    } else {
+      --state->in_flight;
+      if (state->in_flight < options_.max_in_flight / 2) state->wake.cancel();  // room for more
+    }
+    metrics_.set_in_flight(state->in_flight, state->slow_in_flight);
+    if (state->in_flight + state->slow_in_flight == 0) {
       for (auto& waiter : state->idle_waiters) waiter.set_value();
       state->idle_waiters.clear();
     }
@@ -235,7 +287,8 @@ asio::awaitable<void> Poller::flush_loop() {
     auto token = asio::redirect_error(asio::use_awaitable, ec);
     co_await state->flush_timer.async_wait(token);
     co_await flush();
-    if (state->stopping && state->in_flight == 0 && state->claim_loop_done) break;
+    if (state->stopping && state->in_flight + state->slow_in_flight == 0 && state->claim_loop_done)
+      break;
   }
   state->flush_loop_done = true;
 }
@@ -245,33 +298,51 @@ void Poller::stop(std::chrono::milliseconds grace) {
   auto state = state_;
   std::promise<void> idle;
   auto idle_future = idle.get_future();
-  std::promise<void> stopping;
+  std::promise<std::size_t> stopping;
   asio::post(strand_, [state, &idle, &stopping] {
     if (!state->stopping) {
       state->stopping = true;
       state->wake.cancel();
     }
-    if (state->in_flight == 0)
+    const std::size_t running = state->in_flight + state->slow_in_flight;
+    if (running == 0)
       idle.set_value();
     else
       state->idle_waiters.push_back(std::move(idle));
-    stopping.set_value();
+    stopping.set_value(running);
   });
   // The executor may already be stopped (a service shutting down without running): don't hang.
-  if (stopping.get_future().wait_for(std::chrono::seconds(2)) != std::future_status::ready) return;
-  idle_future.wait_for(grace);
+  auto running = stopping.get_future();
+  if (running.wait_for(std::chrono::seconds(2)) != std::future_status::ready) return;
+  // How long each step took, logged: a slow stop says where it waited.
+  using Clock = std::chrono::steady_clock;
+  const auto ms_since = [](Clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t).count();
+  };
+  auto step = Clock::now();
+  const std::size_t in_flight = running.get();
+  const bool finished = idle_future.wait_for(grace) == std::future_status::ready;
+  const auto waited_ms = ms_since(step);
   // Record what finished, then log out of the BMCs.
+  step = Clock::now();
   auto final_flush = asio::co_spawn(strand_, flush(), asio::use_future);
   final_flush.wait_for(std::chrono::seconds(10));
+  const auto flushed_ms = ms_since(step);
   asio::post(strand_, [state] {
     state->heartbeat_stop = true;
     state->heartbeat_timer.cancel();
   });
+  step = Clock::now();
   for (const auto& [name, driver] : drivers_) {
     if (!driver) continue;
     auto logout = asio::co_spawn(strand_, driver->shutdown(), asio::use_future);
     logout.wait_for(std::chrono::seconds(5));
   }
+  log::info("poller stopped", {{"polls_in_flight", in_flight},
+                               {"all_finished", finished},
+                               {"waited_ms", waited_ms},
+                               {"recorded_ms", flushed_ms},
+                               {"logged_out_ms", ms_since(step)}});
 }
 
 }  // namespace ironhold

@@ -35,6 +35,13 @@ struct PollerOptions {
   // Each poll in flight holds a libcurl transfer and its documents (~45 KiB measured by
   // bench/redfish_sweep); 1000 at ~50 ms per BMC answer still sweep 5,000 BMCs in under 2 s.
   std::size_t max_in_flight = 1000;
+  // A status poll still waiting after `slow_after` (a silent BMC, a body dripping in, IPMI
+  // retransmissions) stops counting against max_in_flight, so that a fifth of a fleet gone bad
+  // cannot hold every slot while the healthy rest waits its turn. Such a poll holds a socket and
+  // a document or two; at most max_slow of them run besides the max_in_flight others. Sensor
+  // polls and inspections always count: they gather documents as they go. 0: never.
+  std::chrono::milliseconds slow_after{2000};
+  std::size_t max_slow = 4000;
   std::chrono::milliseconds idle_wait{1000};  // between claims when nothing more was due
   std::chrono::milliseconds flush_interval{200};
   std::size_t flush_batch = 200;
@@ -62,7 +69,9 @@ class Poller {
   boost::asio::awaitable<void> claim_loop();
   boost::asio::awaitable<void> flush_loop();
   boost::asio::awaitable<void> heartbeat_loop();
-  boost::asio::awaitable<void> run_poll(db::PollJob job);
+  struct Slot;
+  boost::asio::awaitable<void> run_poll(db::PollJob job, std::shared_ptr<Slot> slot);
+  void release_slow_slots();
   boost::asio::awaitable<void> flush();
   template <class Fn>
   boost::asio::awaitable<std::invoke_result_t<Fn>> blocking(Fn fn);

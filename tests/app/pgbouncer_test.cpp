@@ -174,7 +174,8 @@ TEST_CASE("serve runs through PgBouncer in transaction mode, with a direct conne
   auto served = start_shared_serve(
       pooled, keys, dir.path() / "data",
       {"--listen-database", database.owner_url(), "--export-database", bouncer.url(replica),
-       "--poll-status-interval", "1", "--poll-lease", "5", "--shutdown-grace", "1000"},
+       "--no-prepared-statements", "--poll-status-interval", "1", "--poll-lease", "5",
+       "--shutdown-grace", "1000"},
       dir.path() / "serve.log");
   const unsigned short port = served.process.port;
   const std::string token = shared_admin_token(pooled, keys, dir.path() / "data");

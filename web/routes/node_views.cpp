@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "inventory/error.hpp"
+#include "inventory/model/json_text.hpp"
 
 namespace ironhold::web {
 
@@ -13,8 +14,11 @@ NodeQuery node_query_from(const QueryParams& params) {
   if (cursor) {
     for (const auto& [key, value] : params)
       if (key != "cursor")
-        throw invalid("\"cursor\" carries the filters, sort and limit of the first request: pass "
-                      "it alone (found \"" + key.substr(0, 40) + "\" too)", key.substr(0, 40));
+        throw invalid(
+            "\"cursor\" carries the filters, sort and limit of the first request: pass "
+            "it alone (found \"" +
+                key.substr(0, 40) + "\" too)",
+            key.substr(0, 40));
     return decode_cursor(*cursor);
   }
   NodeQuery query;
@@ -25,8 +29,10 @@ NodeQuery node_query_from(const QueryParams& params) {
     } else if (key == "limit") {
       int limit = 0;
       auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), limit);
-      if (ec != std::errc{} || p != value.data() + value.size() || limit < 1 || limit > max_page_size)
-        throw invalid("\"limit\" must be a number from 1 to " + std::to_string(max_page_size), "limit");
+      if (ec != std::errc{} || p != value.data() + value.size() || limit < 1 ||
+          limit > max_page_size)
+        throw invalid("\"limit\" must be a number from 1 to " + std::to_string(max_page_size),
+                      "limit");
       query.limit = limit;
     } else {
       throw invalid("unknown query parameter \"" + key.substr(0, 40) + "\"", key.substr(0, 40));
@@ -43,10 +49,15 @@ NodeFilter node_filter_from(const QueryParams& params) {
   return filter;
 }
 
-nlohmann::json page_json(const db::NodePage& page) {
-  nlohmann::json items = nlohmann::json::array();
-  for (const auto& node : page.items) items.push_back(to_json(node));
-  return {{"items", std::move(items)}, {"next", page.next ? nlohmann::json(*page.next) : nullptr}};
+std::string page_json_text(db::NodePageText page) {
+  std::string out;
+  out.reserve(page.items.size() + 64);
+  out += "{\"items\":[";
+  out += page.items;
+  out += "],\"next\":";
+  json_text::append_optional(out, page.next);
+  out += '}';
+  return out;
 }
 
 }  // namespace ironhold::web

@@ -18,6 +18,8 @@ NodeQuery node_query_from(const QueryParams& params);
 // GET /api/v1/nodes/summary: the filters only.
 NodeFilter node_filter_from(const QueryParams& params);
 
-nlohmann::json page_json(const db::NodePage& page);
+// {"items": [the page's nodes], "next": cursor or null}, written as JSON text without a tree (a
+// page holds up to 1,000 nodes).
+std::string page_json_text(db::NodePageText page);
 
 }  // namespace ironhold::web

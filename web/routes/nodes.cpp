@@ -21,9 +21,9 @@ void set_requested_target(RequestContext& ctx) {
 asio::awaitable<Response> list_nodes(Services& s, RequestContext& ctx) {
   NodeQuery query = node_query_from(ctx.query);
   query.filter.scope = ctx.scope(cap_read);
-  auto work = [&s, query] { return s.nodes.list(query); };
+  auto work = [&s, query] { return s.nodes.list_text(query); };
   auto page = co_await s.blocking(work);
-  co_return ctx.json(http::status::ok, page_json(page));
+  co_return ctx.json_text(http::status::ok, page_json_text(std::move(page)));
 }
 
 asio::awaitable<Response> summarize_nodes(Services& s, RequestContext& ctx) {
@@ -37,7 +37,9 @@ asio::awaitable<Response> summarize_nodes(Services& s, RequestContext& ctx) {
 asio::awaitable<Response> show_node(Services& s, RequestContext& ctx) {
   ctx.only_query({});
   const Node node = co_await authorized_node(s, ctx, ctx.path_param("id"), cap_read);
-  co_return ctx.json(http::status::ok, to_json(node));
+  std::string body;
+  append_json(body, node);
+  co_return ctx.json_text(http::status::ok, std::move(body));
 }
 
 json probe_json(const ProbeResult& result) {

@@ -219,6 +219,43 @@ TEST_CASE("a status result updates power and health, records changes as events a
   CHECK(kinds.count("power_change"));
 }
 
+TEST_CASE("a node that answers as before has its last_seen written once a minute, not per poll",
+          "[poller][db]") {
+  Fixture f;
+  const Node a = f.enroll("a");
+  const auto seen_ago = [&] {
+    return f.count("SELECT extract(epoch FROM now() - last_seen)::bigint FROM nodes WHERE id = '" +
+                   a.id + "'");
+  };
+  const auto poll_ok = [&] {
+    f.sql("UPDATE poll_schedule SET next_due = now() WHERE node_id = '" + a.id + "'");
+    f.polls.claim("me", f.drivers, 10, std::chrono::seconds(60));
+    std::vector<db::PollResult> batch;
+    batch.push_back(status_result(a.id, {{"1", PowerState::on, Health::ok}}));
+    f.polls.record(batch, "me");
+  };
+  poll_ok();
+  REQUIRE(seen_ago() < 5);
+
+  // Seen 30 s ago: the same answer writes nothing to the node.
+  f.sql("UPDATE nodes SET last_seen = now() - interval '30 seconds'");
+  poll_ok();
+  CHECK(seen_ago() >= 30);
+  // Seen over a minute ago: written again.
+  f.sql("UPDATE nodes SET last_seen = now() - interval '90 seconds'");
+  poll_ok();
+  CHECK(seen_ago() < 5);
+  // A node that was unreachable is written at once, however recent its last contact.
+  f.sql(
+      "UPDATE nodes SET last_seen = now() - interval '10 seconds', reachable = false, "
+      "last_error = 'timeout', last_error_message = 'no answer'");
+  poll_ok();
+  Node after = f.nodes.get(a.id);
+  CHECK(after.reachable == true);
+  CHECK_FALSE(after.last_error);
+  CHECK(seen_ago() < 5);
+}
+
 TEST_CASE("a failed poll marks the node, backs off and raises one event per new error",
           "[poller][db]") {
   Fixture f;

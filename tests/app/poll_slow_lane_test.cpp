@@ -1,0 +1,118 @@
+// The poller's slow lane: a poll still waiting after slow_after stops counting against
+// max_in_flight, so BMCs that stopped answering cannot hold every slot while healthy ones wait.
+// Two silent BMCs are made due first and the poller may run one poll at a time: with the slow
+// lane the healthy BMCs are polled while the silent ones still wait; without it (slow_after 0)
+// they wait behind them. The silent polls end at the driver's request timeout.
+#include <boost/asio/thread_pool.hpp>
+#include <catch2/catch.hpp>
+#include <thread>
+
+#include "bmc/redfish/redfish_driver.hpp"
+#include "inventory/poller/poller.hpp"
+#include "sim/redfish/fleet.hpp"
+#include "tests/support/project_mockups.hpp"
+#include "tests/support/server/http_client.hpp"
+#include "tests/support/server/test_server.hpp"
+
+using namespace ironhold;
+using namespace ironhold::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct SlowLaneRun {
+  bool all_recorded = false;
+  bool healthy_before_silent = false;  // every healthy poll finished before any silent one
+  std::size_t most_counted = 0;        // polls counted against max_in_flight, at most
+  std::size_t most_slow = 0;           // polls in the slow lane, at most
+};
+
+SlowLaneRun poll_two_silent_two_healthy(std::chrono::milliseconds slow_after) {
+  sim::RedfishFleetOptions o;
+  o.mockup_dir = project_mockup("compute-server");
+  o.count = 4;
+  sim::RedfishFleet fleet(o);
+  fleet.start();
+  // The service only for its database and API: the poller under test is the one below.
+  TestServer server({}, {}, std::nullopt, std::nullopt, std::nullopt);
+  for (std::size_t i = 0; i < 4; ++i) {
+    const auto enrolled =
+        http_send(server.port(), "POST", "/api/v1/nodes",
+                  {{"name", (i < 2 ? "silent-" : "healthy-") + std::to_string(i)},
+                   {"driver", "redfish"},
+                   {"endpoint", fleet.endpoint(i)},
+                   {"credentials", {{"username", "admin"}, {"password", "password"}}}},
+                  server.token("admin"));
+    INFO(enrolled.body);
+    REQUIRE(enrolled.status == 201);
+  }
+  fleet.set_faults(0, {.timeout = true});
+  fleet.set_faults(1, {.timeout = true});
+  // Status polls only, the silent BMCs' due first (the claim takes the longest overdue).
+  server.database().execute(
+      "UPDATE poll_schedule SET next_due = now() + interval '1 day' WHERE kind <> 'status'");
+  server.database().execute(
+      "UPDATE poll_schedule s SET next_due = now() - CASE WHEN n.name LIKE 'silent-%' "
+      "THEN interval '1 hour' ELSE interval '1 minute' END FROM nodes n "
+      "WHERE n.id = s.node_id AND s.kind = 'status'");
+
+  boost::asio::thread_pool pool(2);
+  bmc::redfish::RedfishDriverOptions driver_options;
+  driver_options.transport.total_timeout = 4s;
+  driver_options.http.retry.max_attempts = 1;
+  bmc::redfish::RedfishDriver driver(server.host().io_executor(), driver_options);
+  PollerOptions options;
+  options.intervals.status = 1h;  // each node polled once
+  options.idle_wait = 100ms;
+  options.flush_interval = 50ms;
+  options.max_in_flight = 1;
+  options.slow_after = slow_after;
+  options.max_slow = 2;
+  Poller poller(server.host().io_executor(), pool, server.host().polls(), {{"redfish", &driver}},
+                options);
+  poller.start();
+
+  SlowLaneRun run;
+  const auto until = std::chrono::steady_clock::now() + 60s;
+  while (std::chrono::steady_clock::now() < until) {
+    const std::size_t slow = poller.metrics().slow_in_flight();
+    run.most_slow = std::max(run.most_slow, slow);
+    run.most_counted = std::max(run.most_counted, poller.metrics().in_flight() - slow);
+    if (server.database().execute("SELECT count(*) FROM poll_schedule "
+                                  "WHERE kind = 'status' AND last_finished IS NULL") == "0") {
+      run.all_recorded = true;
+      break;
+    }
+    std::this_thread::sleep_for(20ms);
+  }
+  fleet.clear_faults(0);
+  fleet.clear_faults(1);
+  poller.stop(30s);
+  pool.join();
+  run.healthy_before_silent =
+      server.database().execute(
+          "SELECT max(s.last_finished) FILTER (WHERE n.name LIKE 'healthy-%') < "
+          "       min(s.last_finished) FILTER (WHERE n.name LIKE 'silent-%') "
+          "FROM poll_schedule s JOIN nodes n ON n.id = s.node_id WHERE s.kind = 'status'") == "t";
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("polls of silent BMCs move to the slow lane: the healthy ones do not wait behind them",
+          "[app][poller]") {
+  const SlowLaneRun run = poll_two_silent_two_healthy(300ms);
+  CHECK(run.all_recorded);
+  CHECK(run.healthy_before_silent);
+  CHECK(run.most_counted <= 1);
+  CHECK(run.most_slow == 2);
+}
+
+TEST_CASE("without the slow lane, healthy BMCs wait behind silent ones for the one slot",
+          "[app][poller]") {
+  const SlowLaneRun run = poll_two_silent_two_healthy(0ms);
+  CHECK(run.all_recorded);
+  CHECK_FALSE(run.healthy_before_silent);
+  CHECK(run.most_counted <= 1);
+  CHECK(run.most_slow == 0);
+}
