@@ -103,7 +103,7 @@ TEST_CASE("args: --help wins over other mistakes on the line", "[cli][args]") {
   CHECK_FALSE(parsed({"n1"}).help_requested());
 }
 
-TEST_CASE("args: environment fallback, then default; a given value beats both", "[cli][args]") {
+TEST_CASE("args: environment fallback, then default, a given value beats both", "[cli][args]") {
   ::unsetenv("IRONHOLD_TEST_URL");
   ::unsetenv("IRONHOLD_TEST_TOKEN");
   CHECK(parsed({}).get("url") == "http://127.0.0.1:8080");

@@ -52,7 +52,7 @@ TEST_CASE("csv: a UTF-8 byte order mark is dropped, other UTF-8 is kept", "[cli]
   CHECK(records("\xEF\xBB\xBFname\nn\xC3\xBC\n") == std::vector<Fields>{{"name"}, {"n\xC3\xBC"}});
 }
 
-TEST_CASE("csv: blank lines are skipped; a stray quote in an unquoted field is data",
+TEST_CASE("csv: blank lines are skipped, a stray quote in an unquoted field is data",
           "[cli][csv]") {
   CHECK(records("a\n\n\r\nb\n\n") == std::vector<Fields>{{"a"}, {"b"}});
   CHECK(records("5\" disk,x\n") == std::vector<Fields>{{"5\" disk", "x"}});

@@ -131,7 +131,7 @@ json parse_out(const Run& r) {
 
 }  // namespace
 
-TEST_CASE("live: enroll, then show returns the same node; the password never shows",
+TEST_CASE("live: enroll, then show returns the same node, the password never shows",
           "[cli][live]") {
   const std::string secret = "Sup3r-s3cret-pw";
   auto enrolled = as_admin({"node",

@@ -131,7 +131,7 @@ TEST_CASE("a SEL entry appended by control shows in the entries collection",
             .status == 400);
 }
 
-TEST_CASE("expired sessions make the client log in again; counters count",
+TEST_CASE("expired sessions make the client log in again, counters count",
           "[sim][redfish][control]") {
   if (!ironhold::test::have_rackmount_mockup()) return;
   ironhold::sim::RedfishFleet fleet(with_control(1));

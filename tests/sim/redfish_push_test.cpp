@@ -404,7 +404,7 @@ TEST_CASE("a pushed image larger than any other request installs its version ove
   CHECK(counters["updates_completed"] == 2);
 }
 
-TEST_CASE("only a push may pass 64 KiB, up to its own limit; past either the answer is 413",
+TEST_CASE("only a push may pass 64 KiB, up to its own limit, past either the answer is 413",
           "[sim][redfish][push]") {
   rf::ServerLimits limits;
   limits.push_body_limit = 256 << 10;

@@ -305,7 +305,7 @@ TEST_CASE("loss is retransmitted, silence is a timeout, a lockout is auth_failed
   io.run(fresh.shutdown());
 }
 
-TEST_CASE("an idle session is kept alive; one the BMC expired is opened again",
+TEST_CASE("an idle session is kept alive, one the BMC expired is opened again",
           "[ipmi][driver][sim]") {
   auto options = fleet_options("127.0.86.5");
   options.session_timeout = 2s;

@@ -110,7 +110,7 @@ TEST_CASE("a suite-3 session with ipmi_sim is opened once, reused and closed",
   io.run(client.close_all());
 }
 
-TEST_CASE("the preferred suites are tried in order; none that the BMC has is a clear error",
+TEST_CASE("the preferred suites are tried in order, none that the BMC has is a clear error",
           "[ipmi][lan_client][ipmi_sim]") {
   SKIP_WITHOUT_IPMI_SIM();
   IpmiSim sim("127.0.83.2");
@@ -190,7 +190,7 @@ TEST_CASE("a BMC that does not answer is a timeout, quickly and for that BMC onl
   CHECK(client.stats().dropped >= 3);
 }
 
-TEST_CASE("forged and replayed answers are dropped; the real ones still count",
+TEST_CASE("forged and replayed answers are dropped, the real ones still count",
           "[ipmi][lan_client][ipmi_sim]") {
   SKIP_WITHOUT_IPMI_SIM();
   IpmiSim sim("127.0.83.5");

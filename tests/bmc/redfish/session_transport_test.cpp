@@ -157,7 +157,7 @@ TEST_CASE("rejected credentials are not tried again until the backoff passes or 
   CHECK(bmc.state().counters().failed_logins == 2);
 }
 
-TEST_CASE("the first contact reports the certificate; a wrong pin is refused before any login",
+TEST_CASE("the first contact reports the certificate, a wrong pin is refused before any login",
           "[redfish][session][tls]") {
   if (!have_rackmount_mockup()) return;
   SimulatedBmc bmc;

@@ -226,7 +226,7 @@ TEST_CASE("Server states map by the table of PROVIDERS.md", "[openstack][cloudap
   }
 }
 
-TEST_CASE("An ERROR server is critical with its fault; boot-from-volume has no image",
+TEST_CASE("An ERROR server is critical with its fault, boot-from-volume has no image",
           "[openstack][cloudapi]") {
   if (!have_samples()) {
     WARN("shared cloud samples not found; skipped");

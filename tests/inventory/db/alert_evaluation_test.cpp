@@ -106,7 +106,7 @@ TEST_CASE("an alert that keeps coming back is flapping and is not notified until
   CHECK(f.database.execute("SELECT flapping FROM alerts") == "f");
 }
 
-TEST_CASE("maintenance and silences keep alerts quiet; receivers get their project and severity",
+TEST_CASE("maintenance and silences keep alerts quiet, receivers get their project and severity",
           "[db][alerts]") {
   AlertFixture f;
   f.database.execute("INSERT INTO projects (name) VALUES ('lab')");

@@ -355,7 +355,7 @@ TEST_CASE("an account with an instance between states is listed again soon", "[d
                 "seconds'") == 1);
 }
 
-TEST_CASE("a cloud node takes a new name, tags and maintenance; the rest stays the provider's",
+TEST_CASE("a cloud node takes a new name, tags and maintenance, the rest stays the provider's",
           "[db][cloud]") {
   Fixture f;
   f.enroll();

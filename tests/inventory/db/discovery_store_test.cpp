@@ -67,7 +67,7 @@ TEST_CASE("a discovery run keeps its results and counts", "[discovery][db]") {
   CHECK_THROWS_AS(f.store.get("nope"), Error);
 }
 
-TEST_CASE("a run whose lease ran out is failed by the next reader; a live one is not",
+TEST_CASE("a run whose lease ran out is failed by the next reader, a live one is not",
           "[discovery][db]") {
   Fixture f;
   const auto dead = f.create("gone");

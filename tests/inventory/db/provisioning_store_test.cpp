@@ -98,7 +98,7 @@ TEST_CASE("a session is found by any of the node's MACs and each script gets a n
   CHECK(details.find(second->token) == std::string::npos);
 }
 
-TEST_CASE("a node without known MACs needs one named; expired and closed sessions serve nothing",
+TEST_CASE("a node without known MACs needs one named, expired and closed sessions serve nothing",
           "[db][provisioning]") {
   Fixture f;
   const std::string node = f.enroll_available("gpu-2");

@@ -50,7 +50,7 @@ TEST_CASE("a log entry's event keeps its entry, severity, time and System", "[ev
   CHECK_FALSE(e.health);
 }
 
-TEST_CASE("old BMCs' Severity counts where MessageSeverity is missing; unknown ones are info",
+TEST_CASE("old BMCs' Severity counts where MessageSeverity is missing, unknown ones are info",
           "[events]") {
   const auto read = events::read_redfish_event(
       document({{{"EventType", "Alert"}, {"Severity", "Warning"}, {"Message", "Fan 3 low"}},

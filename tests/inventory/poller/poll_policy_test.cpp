@@ -28,7 +28,7 @@ TEST_CASE("successful polls come back after their interval, jittered within boun
   CHECK(next_poll_in(iv, db::PollKind::inventory, ok, 3, 0.5) == iv.inventory);
 }
 
-TEST_CASE("failures back off exponentially up to a cap; auth failures wait longest", "[poller]") {
+TEST_CASE("failures back off exponentially up to a cap, auth failures wait longest", "[poller]") {
   PollIntervals iv;
   iv.jitter = 0;
   iv.failure_backoff = milliseconds(10'000);

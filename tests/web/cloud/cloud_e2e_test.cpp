@@ -260,7 +260,7 @@ TEST_CASE("a power action reaches the provider and the cloud node's power state 
 }
 
 TEST_CASE(
-    "throttled listings are retried; bad credentials and terminated instances are told "
+    "throttled listings are retried, bad credentials and terminated instances are told "
     "apart",
     "[web][cloud][e2e]") {
   CloudSims sims;

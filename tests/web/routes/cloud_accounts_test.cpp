@@ -25,7 +25,7 @@ json bcc_account(const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("an admin enrolls a cloud account; its credentials are write-only", "[web][cloud]") {
+TEST_CASE("an admin enrolls a cloud account, its credentials are write-only", "[web][cloud]") {
   TestServer server;
   const auto admin = server.token("admin");
   const auto created =

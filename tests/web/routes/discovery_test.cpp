@@ -180,7 +180,7 @@ TEST_CASE("a discovery reports the Redfish and IPMI BMCs that answered, not the 
   CHECK(audit_body(server).find(kPassword) == std::string::npos);
 }
 
-TEST_CASE("a discovery with enroll enrolls what answered; a second one finds them already enrolled",
+TEST_CASE("a discovery with enroll enrolls what answered, a second one finds them already enrolled",
           "[web][discovery]") {
   TlsTestServer redfish("127.0.85.5", CannedResponse{200, "application/json", kServiceRoot});
   IpmiPeer ipmi("127.0.85.6");
@@ -338,7 +338,7 @@ TEST_CASE("discovery requests are validated, naming the field", "[web][discovery
   CHECK(http_get(server.port(), "/api/v1/discovery", token).json()["items"].empty());
 }
 
-TEST_CASE("discovery needs the role that enrolls nodes; unknown runs are 404", "[web][discovery]") {
+TEST_CASE("discovery needs the role that enrolls nodes, unknown runs are 404", "[web][discovery]") {
   TestServer server;
   const json body = {{"addresses", "127.0.85.10"}, {"ports", {free_tcp_port("127.0.85.10")}}};
   const auto refused = start(server, body, "viewer");

@@ -137,7 +137,7 @@ TEST_CASE("a change made with the session cookie needs the session's CSRF token"
             .status == 403);
 }
 
-TEST_CASE("bad sign-ins are refused and recorded; Bearer tokens work as before", "[web][session]") {
+TEST_CASE("bad sign-ins are refused and recorded, Bearer tokens work as before", "[web][session]") {
   TestServer server;
   const auto bad = sign_in(server, "ih_not-a-real-token");
   CHECK(bad.status == 401);

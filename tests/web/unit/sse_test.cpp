@@ -29,7 +29,7 @@ TEST_CASE("a line break in the id or type cannot start a field of its own", "[st
   CHECK(sse::comment("a\nb") == ": a b\n\n");
 }
 
-TEST_CASE("an id-only block moves the client's last event id; an empty one clears it",
+TEST_CASE("an id-only block moves the client's last event id, an empty one clears it",
           "[stream][sse]") {
   CHECK(sse::id_only("17") == "id: 17\n\n");
   CHECK(sse::id_only("") == "id\n\n");
@@ -45,7 +45,7 @@ TEST_CASE("Last-Event-ID is a positive decimal change id and nothing else", "[st
     CHECK_FALSE(parse_event_id(junk).has_value());
 }
 
-TEST_CASE("the Last-Event-ID header wins over the query parameter; junk is a 400 naming it",
+TEST_CASE("the Last-Event-ID header wins over the query parameter, junk is a 400 naming it",
           "[stream][sse]") {
   CHECK(parse_stream_request("", std::nullopt, std::nullopt).last_event_id == std::nullopt);
   CHECK(parse_stream_request("", std::string("5"), std::nullopt).last_event_id == 5);
@@ -66,7 +66,7 @@ TEST_CASE("the Last-Event-ID header wins over the query parameter; junk is a 400
   }
 }
 
-TEST_CASE("?kinds= selects families of events; stream events always go", "[stream][sse]") {
+TEST_CASE("?kinds= selects families of events, stream events always go", "[stream][sse]") {
   const auto all = parse_stream_request("", std::nullopt, std::nullopt);
   CHECK(all.wants("node.updated"));
   CHECK(all.wants("cloud_account.deleted"));
