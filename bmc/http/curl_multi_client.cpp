@@ -181,6 +181,12 @@ std::string configure(Transfer& t) {
   set(curl_easy_setopt(e, CURLOPT_WRITEDATA, &t));
   set(curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header));
   set(curl_easy_setopt(e, CURLOPT_HEADERDATA, &t));
+  // libcurl 7.88 copies every HTTPS request through an upload buffer of the handle's, 64 KiB
+  // unless told otherwise, held while the transfer runs: 64 MB of heap for 1,000 polls in flight
+  // (heaptrack, bench/redfish_sweep, 2,000 BMCs: peak heap 175 MB, 127 MB with 16 KiB), though
+  // only the pages a request touches become resident. Requests here are a few hundred bytes; a
+  // multipart firmware upload keeps the larger buffer.
+  if (r.form.empty()) set(curl_easy_setopt(e, CURLOPT_UPLOAD_BUFFERSIZE, 16L * 1024));
   if (r.method == "GET") {
     set(curl_easy_setopt(e, CURLOPT_HTTPGET, 1L));
   } else if (r.method == "HEAD") {

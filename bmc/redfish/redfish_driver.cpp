@@ -59,6 +59,22 @@ void RedfishDriver::remember_systems(const std::string& node_id, std::vector<std
   memory_[node_id].system_paths = std::move(paths);
 }
 
+void RedfishDriver::forget_systems_after(const std::string& node_id, const DriverError& error) {
+  switch (error.code) {
+    case DriverErrorCode::unreachable:
+    case DriverErrorCode::timeout:
+    case DriverErrorCode::auth_failed:
+    case DriverErrorCode::tls_pin_mismatch:
+    case DriverErrorCode::tls_failed:
+      return;  // the BMC said nothing about its Systems: the same ones are asked for again
+    case DriverErrorCode::bad_response:
+    case DriverErrorCode::unsupported:
+    case DriverErrorCode::rejected:
+      break;  // maybe a System that went away: rediscovered from the root next time
+  }
+  remember_systems(node_id, {});
+}
+
 void RedfishDriver::remember(const std::string& node_id, CrawlResult& result) {
   const bool read_root = result.graph.find(std::string(service_root_path)) != nullptr;
   std::lock_guard lock(memory_mutex_);
@@ -111,8 +127,7 @@ asio::awaitable<StatusReport> RedfishDriver::poll_status(const DriverTarget& tar
   StatusReport report;
   report.tls_fingerprint = std::move(crawled.tls_fingerprint);
   if (crawled.result.error) {
-    // Rediscover next time: the error may be a System that went away.
-    remember_systems(target.node_id, {});
+    forget_systems_after(target.node_id, *crawled.result.error);
     report.error = std::move(crawled.result.error);
     co_return report;
   }
@@ -139,7 +154,7 @@ asio::awaitable<SensorReport> RedfishDriver::poll_sensors(const DriverTarget& ta
   SensorReport report;
   report.tls_fingerprint = std::move(crawled.tls_fingerprint);
   if (crawled.result.error) {
-    remember_systems(target.node_id, {});
+    forget_systems_after(target.node_id, *crawled.result.error);
     report.error = std::move(crawled.result.error);
     co_return report;
   }

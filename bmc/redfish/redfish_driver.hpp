@@ -83,6 +83,10 @@ class RedfishDriver final : public NodeDriver {
   boost::asio::awaitable<NodeCrawl> crawl_node(const DriverTarget& target, CrawlOptions options);
   std::vector<std::string> known_systems(const std::string& node_id) const;
   void remember_systems(const std::string& node_id, std::vector<std::string> paths);
+  // After a failed crawl: an answer that may mean a System went away (not found, garbage) makes
+  // the next poll walk from the root; silence, a refused login or a TLS failure say nothing of
+  // the Systems, so a BMC that stopped answering is asked one document a poll, not three.
+  void forget_systems_after(const std::string& node_id, const DriverError& error);
   // What a successful crawl taught about the node: its Systems, and whether it selects.
   void remember(const std::string& node_id, CrawlResult& result);
   bool selects(const std::string& node_id) const;

@@ -56,32 +56,55 @@ const DriverOutcome& PollResult::outcome() const {
   return std::visit([](const auto& r) -> const DriverOutcome& { return r; }, report);
 }
 
+namespace {
+
+// Claims of one tier of due polls: those of working BMCs (no failure since the last success) or
+// of failing ones, each tier read from its own partial index on next_due (migration 0021).
+std::string claim_statement(std::string_view tier) {
+  return "WITH due AS ("
+         "  SELECT s.node_id, s.kind FROM poll_schedule s JOIN nodes n ON n.id = s.node_id"
+         "   WHERE s.next_due <= now() AND (s.lease_expires IS NULL OR s.lease_expires < now())"
+         "     AND " +
+         std::string(tier) +
+         "     AND n.driver = ANY($2::text[]) AND n.retired_at IS NULL"
+         "   ORDER BY s.next_due LIMIT $3 FOR UPDATE OF s SKIP LOCKED) "
+         "UPDATE poll_schedule s SET lease_owner = $1, "
+         "       lease_expires = now() + $4::integer * interval '1 second', last_started = now() "
+         "  FROM due, nodes n WHERE s.node_id = due.node_id AND s.kind = due.kind "
+         "   AND n.id = s.node_id "
+         "RETURNING s.node_id, s.kind, s.failures, n.name, n.driver, n.endpoint, n.options::text, "
+         "          n.tls_fingerprint, "
+         "          (SELECT encode(c.sealed, 'hex') FROM node_credentials c WHERE c.node_id = "
+         "n.id)";
+}
+
+}  // namespace
+
 std::vector<PollJob> PollStore::claim(const std::string& owner,
                                       std::span<const std::string> drivers, int limit,
                                       std::chrono::seconds lease) {
   if (drivers.empty() || limit <= 0) return {};
+  // Due polls of failing BMCs wait behind those of working ones. When a whole sweep falls due at
+  // once (instances starting, taking over a dead one's work, every node made due), a fifth of the
+  // fleet gone silent or broken would otherwise take slots, handshakes and CPU from the rest in
+  // proportion; they run once nothing else is due, or as soon as the poller has room to spare.
+  static const std::string working = claim_statement("s.failures = 0");
+  static const std::string failing = claim_statement("s.failures > 0");
   return transact(db_, [&](pqxx::work& tx) {
-    const auto rows = tx.exec_params(
-        "WITH due AS ("
-        "  SELECT s.node_id, s.kind FROM poll_schedule s JOIN nodes n ON n.id = s.node_id"
-        "   WHERE s.next_due <= now() AND (s.lease_expires IS NULL OR s.lease_expires < now())"
-        "     AND n.driver = ANY($2::text[]) AND n.retired_at IS NULL"
-        "   ORDER BY s.next_due LIMIT $3 FOR UPDATE OF s SKIP LOCKED) "
-        "UPDATE poll_schedule s SET lease_owner = $1, "
-        "       lease_expires = now() + $4::integer * interval '1 second', last_started = now() "
-        "  FROM due, nodes n WHERE s.node_id = due.node_id AND s.kind = due.kind AND n.id = "
-        "s.node_id "
-        "RETURNING s.node_id, s.kind, s.failures, n.name, n.driver, n.endpoint, n.options::text, "
-        "          n.tls_fingerprint, "
-        "          (SELECT encode(c.sealed, 'hex') FROM node_credentials c WHERE c.node_id = n.id)",
-        owner, text_array(drivers), limit, static_cast<int>(lease.count()));
+    const auto drivers_array = text_array(drivers);
+    const int lease_seconds = static_cast<int>(lease.count());
     std::vector<PollJob> jobs;
-    jobs.reserve(rows.size());
     std::vector<std::string> inspected;
-    for (const auto& row : rows) {
-      jobs.push_back(job_from_row(row, box_));
-      if (jobs.back().kind == PollKind::inventory) inspected.push_back(jobs.back().target.node_id);
-    }
+    const auto take = [&](const pqxx::result& rows) {
+      for (const auto& row : rows) {
+        jobs.push_back(job_from_row(row, box_));
+        if (jobs.back().kind == PollKind::inventory)
+          inspected.push_back(jobs.back().target.node_id);
+      }
+    };
+    take(tx.exec_params(working, owner, drivers_array, limit, lease_seconds));
+    const int left = limit - static_cast<int>(jobs.size());
+    if (left > 0) take(tx.exec_params(failing, owner, drivers_array, left, lease_seconds));
     // A node's first inspection under way: enrolled → inspecting (the lifecycle says so).
     if (!inspected.empty())
       tx.exec_params(

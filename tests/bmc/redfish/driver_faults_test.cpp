@@ -82,3 +82,52 @@ TEST_CASE("wire faults become driver errors and leave other BMCs alone", "[redfi
     }
   }
 }
+
+TEST_CASE(
+    "a BMC that stopped answering is asked for its known Systems only, garbage sends the next "
+    "poll back to the root",
+    "[redfish][driver]") {
+  if (!have_rackmount_mockup()) return;
+  SimulatedBmc bmc(rackmount_mockup(), true, 1);
+  IoThreads io;
+  RedfishDriver driver(io.io.get_executor(), quick_options());
+  const auto root = mockup_document(rackmount_mockup(), "/redfish/v1");
+  const std::size_t systems =
+      mockup_document(rackmount_mockup(),
+                      root["Systems"]["@odata.id"].get<std::string>())["Members"]
+          .size();
+  REQUIRE(systems > 0);
+  const auto poll = [&] {
+    const unsigned before = bmc.state().counters().requests;
+    const StatusReport report = io.run(driver.poll_status(bmc.target()));
+    INFO((report.error ? report.error->message : "ok"));
+    CHECK(report.ok());
+    return bmc.state().counters().requests - before;
+  };
+  poll();                      // learns the Systems (and opens a session)
+  REQUIRE(poll() == systems);  // steady: one document per System
+
+  const auto fail_once = [&](const Faults& faults) {
+    bmc.fleet->set_faults(0, faults);
+    const StatusReport bad = io.run(driver.poll_status(bmc.target()));
+    REQUIRE_FALSE(bad.ok());
+    bmc.fleet->clear_faults(0);
+  };
+  SECTION("silence, or a connection reset: the Systems are still known") {
+    Faults silent;
+    silent.timeout = true;
+    fail_once(silent);
+    CHECK(poll() == systems);
+    Faults reset;
+    reset.reset_connections = true;
+    fail_once(reset);
+    CHECK(poll() == systems);
+  }
+  SECTION("an answer that is not JSON: walked from the root again") {
+    Faults garbage;
+    garbage.invalid_json = true;
+    fail_once(garbage);
+    CHECK(poll() >= systems + 2);  // the root and the Systems collection besides
+    CHECK(poll() == systems);
+  }
+}

@@ -128,7 +128,7 @@ db::PollResult inspection(const std::string& node_id, std::vector<SystemInventor
 
 }  // namespace
 
-TEST_CASE("enrolling a BMC node schedules its polls; claims lease them once", "[poller][db]") {
+TEST_CASE("enrolling a BMC node schedules its polls, claims lease them once", "[poller][db]") {
   Fixture f;
   const Node a = f.enroll("a");
   const Node b = f.enroll("b");
@@ -178,6 +178,53 @@ TEST_CASE("two instances claiming at once never get the same poll", "[poller][db
     for (const auto& job : *jobs)
       CHECK(seen.insert({job.target.node_id, static_cast<int>(job.kind)}).second);
   CHECK(seen.size() == 120);
+}
+
+TEST_CASE("due polls of failing BMCs are claimed after those of working ones", "[poller][db]") {
+  Fixture f;
+  const Node failing = f.enroll("failing");
+  const Node working = f.enroll("working");
+  REQUIRE(f.polls.claim("me", f.drivers, 100, std::chrono::seconds(60)).size() == 6);
+  std::vector<db::PollResult> batch;
+  batch.push_back(failed_result(failing.id, DriverErrorCode::unreachable, "no answer"));
+  batch.push_back(status_result(working.id, {SystemStatus{"1", PowerState::on, Health::ok}}));
+  f.polls.record(batch, "me");
+  // Only the status polls due and none leased, the first BMC's the longer overdue of the two.
+  const auto make_status_due = [&] {
+    f.sql(
+        "UPDATE poll_schedule SET lease_owner = NULL, lease_expires = NULL, next_due = CASE "
+        "WHEN kind <> 'status' THEN now() + interval '1 hour' "
+        "WHEN node_id = '" +
+        failing.id +
+        "' THEN now() - interval '1 hour' "
+        "ELSE now() - interval '1 minute' END");
+  };
+  make_status_due();
+
+  const auto first = f.polls.claim("me", f.drivers, 1, std::chrono::seconds(60));
+  REQUIRE(first.size() == 1);
+  CHECK(first[0].target.node_id == working.id);
+  CHECK(first[0].failures == 0);
+  const auto second = f.polls.claim("me", f.drivers, 1, std::chrono::seconds(60));
+  REQUIRE(second.size() == 1);
+  CHECK(second[0].target.node_id == failing.id);
+  CHECK(second[0].failures == 1);
+
+  // One claim with room for both takes both, the working BMC's first.
+  f.sql("UPDATE poll_schedule SET lease_owner = NULL, lease_expires = NULL");
+  const auto both = f.polls.claim("me", f.drivers, 10, std::chrono::seconds(60));
+  REQUIRE(both.size() == 2);
+  CHECK(both[0].target.node_id == working.id);
+  CHECK(both[1].target.node_id == failing.id);
+
+  // Once it answers again, it is back among the working ones.
+  batch.clear();
+  batch.push_back(status_result(failing.id, {SystemStatus{"1", PowerState::on, Health::ok}}));
+  f.polls.record(batch, "me");
+  make_status_due();
+  const auto recovered = f.polls.claim("me", f.drivers, 1, std::chrono::seconds(60));
+  REQUIRE(recovered.size() == 1);
+  CHECK(recovered[0].target.node_id == failing.id);
 }
 
 TEST_CASE("a status result updates power and health, records changes as events and pins TLS once",
@@ -400,7 +447,7 @@ TEST_CASE("a result the database refuses loses nothing else in its batch", "[pol
   REQUIRE(sensors.size() == 2);
 }
 
-TEST_CASE("what a BMC's log held at the first read is history; later entries are alerts",
+TEST_CASE("what a BMC's log held at the first read is history, later entries are alerts",
           "[poller][db][alerts]") {
   Fixture f;
   const Node a = f.enroll("a");
