@@ -5,6 +5,7 @@
 #include "inventory/crypto/primitives.hpp"
 #include "inventory/db/node_query_sql.hpp"
 #include "inventory/db/row_values.hpp"
+#include "inventory/db/savepoint.hpp"
 #include "inventory/db/transaction.hpp"
 #include "inventory/error.hpp"
 #include "inventory/model/json_fields.hpp"
@@ -184,15 +185,15 @@ Receiver AlertStore::add_receiver(const NewReceiver& n) {
     const auto sealed = box_.seal(secret, id);
     OPENSSL_cleanse(secret.data(), secret.size());
     try {
-      pqxx::subtransaction insert(tx, "insert_receiver");
-      auto r = insert.exec_params(
+      Savepoint insert(tx, "insert_receiver");
+      auto r = tx.exec_params(
           std::string("INSERT INTO alert_receivers (id, name, url, key_id, sealed, min_severity, "
                       "project, created_by) VALUES ($1::uuid, $2, $3, $4, decode($5, 'hex'), $6, "
                       "$7, $8) RETURNING ") +
               kReceiverColumns,
           id, n.name, n.url, box_.key_id(), crypto::to_hex(sealed), n.min_severity,
           nullable(n.project), n.created_by);
-      insert.commit();
+      insert.release();
       return receiver_from_row(r[0]);
     } catch (const pqxx::unique_violation&) {
       throw conflict("a receiver named \"" + n.name + "\" already exists", "name");

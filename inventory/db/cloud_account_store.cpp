@@ -9,6 +9,7 @@
 #include "inventory/db/db_json.hpp"
 #include "inventory/db/event_append.hpp"
 #include "inventory/db/node_rows.hpp"
+#include "inventory/db/savepoint.hpp"
 #include "inventory/db/transaction.hpp"
 #include "inventory/error.hpp"
 #include "inventory/model/node.hpp"
@@ -58,15 +59,15 @@ CloudAccount CloudAccountStore::create(const CloudAccountSpec& spec) {
   return transact(db_, [&](pqxx::work& tx) {
     const std::string id = tx.exec1("SELECT gen_random_uuid()")[0].as<std::string>();
     try {
-      pqxx::subtransaction insert(tx, "insert_account");
-      insert.exec_params(
+      Savepoint insert(tx, "insert_account");
+      tx.exec_params(
           "INSERT INTO cloud_accounts (id, name, provider, endpoint, region, options, key_id, "
           "  sealed, sync_interval_s, project) "
           "VALUES ($1::uuid, $2, $3, $4, $5, $6::jsonb, $7, decode($8, 'hex'), $9, $10)",
           id, spec.name, spec.provider, nullable(spec.endpoint), spec.region, db_json(spec.options),
           box_.key_id(), seal_credentials(box_, id, spec.credentials), spec.sync_interval_s,
           spec.project);
-      insert.commit();
+      insert.release();
     } catch (const pqxx::unique_violation&) {
       throw duplicate_name(spec.name);
     } catch (const pqxx::foreign_key_violation&) {
@@ -102,14 +103,14 @@ CloudAccount CloudAccountStore::update(std::string_view id_or_name, const json& 
     const CloudAccountSpec spec =
         apply_cloud_account_patch(current.spec, patch, credentials_changed);
     try {
-      pqxx::subtransaction update(tx, "update_account");
-      update.exec_params(
+      Savepoint update(tx, "update_account");
+      tx.exec_params(
           "UPDATE cloud_accounts SET name = $2, endpoint = $3, region = $4, options = $5::jsonb, "
           "  sync_interval_s = $6, project = $7, updated_at = now(), next_sync = now() "
           "WHERE id = $1::uuid",
           current.id, spec.name, nullable(spec.endpoint), spec.region, db_json(spec.options),
           spec.sync_interval_s, spec.project);
-      update.commit();
+      update.release();
     } catch (const pqxx::unique_violation&) {
       throw duplicate_name(spec.name);
     } catch (const pqxx::foreign_key_violation&) {

@@ -7,6 +7,7 @@
 #include "inventory/db/node_rows.hpp"
 #include "inventory/db/node_secrets.hpp"
 #include "inventory/db/prepared.hpp"
+#include "inventory/db/savepoint.hpp"
 #include "inventory/db/transaction.hpp"
 #include "inventory/error.hpp"
 
@@ -113,8 +114,8 @@ Node NodeStore::create(const NodeSpec& spec) {
     const std::string endpoint = spec.endpoint.to_string();
     pqxx::result r;
     try {
-      pqxx::subtransaction insert(tx, "insert_node");
-      r = insert.exec_params(
+      Savepoint insert(tx, "insert_node");
+      r = tx.exec_params(
           "INSERT INTO nodes (name, source, driver, endpoint, options, site, rack, unit, tags, "
           "maintenance, maintenance_reason, project) VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, "
           "nullif($8, '')::integer, $9::jsonb, $10::boolean, $11, $12) RETURNING id",
@@ -122,7 +123,7 @@ Node NodeStore::create(const NodeSpec& spec) {
           spec.options.dump(), nullable(spec.location.site), nullable(spec.location.rack), unit,
           spec.tags.dump(), spec.maintenance ? "true" : "false", nullable(spec.maintenance_reason),
           spec.project);
-      insert.commit();
+      insert.release();
     } catch (const pqxx::unique_violation&) {
       throw duplicate_name(spec.name);
     } catch (const pqxx::foreign_key_violation&) {
@@ -277,13 +278,13 @@ Node NodeStore::update(std::string_view id_or_name, const json& patch) {
     if (current.source == Source::cloud) {
       const CloudNodePatch change = apply_cloud_node_patch(current, patch);
       try {
-        pqxx::subtransaction update(tx, "update_cloud_node");
-        update.exec_params(
+        Savepoint update(tx, "update_cloud_node");
+        tx.exec_params(
             "UPDATE nodes SET name = $2, tags = $3::jsonb, maintenance = $4::boolean, "
             "  maintenance_reason = $5, updated_at = now() WHERE id = $1::uuid",
             current.id, change.name, change.tags.dump(), change.maintenance ? "true" : "false",
             nullable(change.maintenance_reason));
-        update.commit();
+        update.release();
       } catch (const pqxx::unique_violation&) {
         throw duplicate_name(change.name);
       }
@@ -293,8 +294,8 @@ Node NodeStore::update(std::string_view id_or_name, const json& patch) {
     bool credentials_changed = false;
     const NodeSpec spec = apply_node_patch(current, secrets.kg, patch, credentials_changed);
     try {
-      pqxx::subtransaction update(tx, "update_node");
-      update.exec_params(
+      Savepoint update(tx, "update_node");
+      tx.exec_params(
           "UPDATE nodes SET name = $2, driver = $3, endpoint = $4, options = $5::jsonb, site = $6, "
           "rack = $7, unit = nullif($8, '')::integer, tags = $9::jsonb, maintenance = "
           "$10::boolean, "
@@ -303,7 +304,7 @@ Node NodeStore::update(std::string_view id_or_name, const json& patch) {
           nullable(spec.location.site), nullable(spec.location.rack), location_unit(spec),
           spec.tags.dump(), spec.maintenance ? "true" : "false", nullable(spec.maintenance_reason),
           spec.project);
-      update.commit();
+      update.release();
     } catch (const pqxx::unique_violation&) {
       throw duplicate_name(spec.name);
     } catch (const pqxx::foreign_key_violation&) {

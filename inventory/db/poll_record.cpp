@@ -3,6 +3,8 @@
 #include "inventory/db/db_json.hpp"
 #include "inventory/db/event_append.hpp"
 #include "inventory/db/node_rows.hpp"
+#include "inventory/db/prepared.hpp"
+#include "inventory/db/row_values.hpp"
 #include "inventory/error.hpp"
 
 namespace ironhold::db {
@@ -15,7 +17,9 @@ PolledNode polled_node(const pqxx::row& r) {
   n.health = r["health"].as<std::string>();
   n.power_state = r["power_state"].as<std::string>();
   if (!r["reachable"].is_null()) n.reachable = r["reachable"].as<bool>();
-  if (!r["last_error"].is_null()) n.last_error = r["last_error"].as<std::string>();
+  n.last_error = optional_text(r["last_error"]);
+  n.last_error_message = optional_text(r["last_error_message"]);
+  n.seen_recently = r["seen_recently"].as<bool>();
   return n;
 }
 
@@ -45,6 +49,20 @@ bool pins_on_first_use(const PolledFamily& family) {
   return https && mode == "pin";
 }
 
+// The family's rows, the node first. Unlocked for the check whether a result changes anything
+// (most status polls change nothing); locked when it does, so that two instances recording
+// results of one family (its status and its sensor poll) decide on the same state.
+std::string family_select(std::string_view lock) {
+  return "SELECT id, name, health, power_state, reachable, last_error, last_error_message, "
+         "       coalesce(last_seen >= now() - interval '1 minute', false) AS seen_recently, "
+         "       parent_id, system_id, coalesce(endpoint, '') AS endpoint, options::text AS "
+         "options, "
+         "       tls_fingerprint, last_inspected IS NOT NULL AS inspected "
+         "  FROM nodes WHERE (id = $1::uuid OR parent_id = $1::uuid) AND retired_at IS NULL "
+         " ORDER BY parent_id NULLS FIRST " +
+         std::string(lock);
+}
+
 }  // namespace
 
 const PolledNode* PolledFamily::for_system(std::size_t index, const std::string& system_id) const {
@@ -53,17 +71,13 @@ const PolledNode* PolledFamily::for_system(std::size_t index, const std::string&
   return it == children.end() ? nullptr : &it->second;
 }
 
-PolledFamily lock_family(pqxx::transaction_base& tx, const std::string& node_id) {
+std::optional<PolledFamily> read_family(pqxx::transaction_base& tx, const std::string& node_id,
+                                        FamilyRead how, bool prepared) {
+  static const HotStatement unlocked{"poll_family", family_select("")};
+  static const HotStatement locked{"poll_family_locked", family_select("FOR UPDATE")};
+  const auto rows = exec_hot(tx, prepared, how == FamilyRead::locked ? locked : unlocked, node_id);
+  if (rows.empty() || rows[0]["id"].as<std::string>() != node_id) return std::nullopt;
   PolledFamily family;
-  const auto rows = tx.exec_params(
-      "SELECT id, name, health, power_state, reachable, last_error, parent_id, system_id, "
-      "       coalesce(endpoint, '') AS endpoint, options::text AS options, tls_fingerprint, "
-      "       last_inspected IS NOT NULL AS inspected "
-      "  FROM nodes WHERE (id = $1::uuid OR parent_id = $1::uuid) AND retired_at IS NULL "
-      " ORDER BY parent_id NULLS FIRST FOR UPDATE",
-      node_id);
-  if (rows.empty() || rows[0]["id"].as<std::string>() != node_id)
-    throw Error(ErrorKind::not_found, "node " + node_id + " is no longer in service");
   family.parent = polled_node(rows[0]);
   family.endpoint = rows[0]["endpoint"].as<std::string>();
   family.options = nlohmann::json::parse(rows[0]["options"].c_str(), nullptr, false);
@@ -74,6 +88,38 @@ PolledFamily lock_family(pqxx::transaction_base& tx, const std::string& node_id)
       family.children.emplace(rows[i]["system_id"].as<std::string>(), polled_node(rows[i]));
   family.inspected_before = rows[0]["inspected"].as<bool>();
   return family;
+}
+
+// Mirrors the conditions under which record_outcome and record_statuses write: a difference
+// here that they do not act on costs a lock, one they act on that is missing here loses a change.
+bool changes_anything(const PolledFamily& family, const PollResult& result) {
+  std::vector<const PolledNode*> nodes{&family.parent};
+  for (const auto& [system, child] : family.children) nodes.push_back(&child);
+  const DriverOutcome& outcome = result.outcome();
+  if (outcome.error) {
+    const std::string code(to_string(outcome.error->code));
+    const std::string message = db_text(outcome.error->message);
+    const bool reachable = reachable_despite(outcome.error->code);
+    for (const auto* node : nodes)
+      if (node->last_error != code || node->reachable != reachable ||
+          node->last_error_message != message || (reachable && !node->seen_recently))
+        return true;
+    return false;
+  }
+  if (outcome.tls_fingerprint && !family.tls_fingerprint && pins_on_first_use(family)) return true;
+  for (const auto* node : nodes)
+    if (node->last_error || node->last_error_message || node->reachable != true ||
+        !node->seen_recently)
+      return true;
+  const auto* status = std::get_if<StatusReport>(&result.report);
+  if (status == nullptr) return true;  // sensor readings and inventories are always written
+  for (std::size_t i = 0; i < status->systems.size(); ++i) {
+    const PolledNode* node = family.for_system(i, status->systems[i].system_id);
+    if (node && (to_string(status->systems[i].health) != node->health ||
+                 to_string(status->systems[i].power_state) != node->power_state))
+      return true;
+  }
+  return false;
 }
 
 void add_event(pqxx::transaction_base& tx, const PolledNode& node, const std::string& kind,
@@ -163,13 +209,26 @@ void record_inspection_lifecycle(pqxx::transaction_base& tx, const std::string& 
   }
 }
 
-void record_poll_result(pqxx::transaction_base& tx, const PollResult& result) {
-  PolledFamily family = lock_family(tx, result.node_id);
+bool record_poll_result(pqxx::transaction_base& tx, const PollResult& result, bool prepared) {
+  // Most polls of a working fleet find what the last one found. Deciding that on an unlocked read
+  // writes nothing at all: no row lock (itself a write to the row and the WAL), no transaction id.
+  // A change made meanwhile by another instance is that instance's to record; the next poll
+  // compares against it.
+  const bool maybe_unchanged =
+      result.outcome().error || std::holds_alternative<StatusReport>(result.report);
+  if (maybe_unchanged) {
+    const auto seen = read_family(tx, result.node_id, FamilyRead::unlocked, prepared);
+    if (!seen) return false;
+    if (!changes_anything(*seen, result)) return true;
+  }
+  auto locked = read_family(tx, result.node_id, FamilyRead::locked, prepared);
+  if (!locked) return false;
+  PolledFamily& family = *locked;
   record_outcome(tx, family, result.outcome());
   const bool inspection = std::holds_alternative<InspectionReport>(result.report);
   if (!result.outcome().ok()) {
     if (inspection) record_inspection_lifecycle(tx, result.node_id, false);
-    return;
+    return true;
   }
   if (const auto* status = std::get_if<StatusReport>(&result.report)) {
     record_statuses(tx, family, status->systems);
@@ -183,6 +242,7 @@ void record_poll_result(pqxx::transaction_base& tx, const PollResult& result) {
     record_inventory(tx, family, *inventory);
     record_inspection_lifecycle(tx, result.node_id, true);
   }
+  return true;
 }
 
 }  // namespace ironhold::db

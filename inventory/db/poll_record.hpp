@@ -1,6 +1,6 @@
 #pragma once
-// Internal to inventory/db/: writing one poll result (PollStore::record runs these inside a
-// savepoint per result).
+// Internal to inventory/db/: writing one poll result (PollStore::record runs a batch of them in one
+// transaction, and again with a savepoint per result when one of them fails).
 #include <map>
 #include <optional>
 #include <pqxx/pqxx>
@@ -11,12 +11,13 @@
 namespace ironhold::db {
 
 // A node the result is about: the polled node itself (system_id "") or one of the further
-// Systems behind its BMC, as they are before the result is applied (rows locked).
+// Systems behind its BMC, as they are before the result is applied.
 struct PolledNode {
   std::string id, name;
   std::string health, power_state;
   std::optional<bool> reachable;
-  std::optional<std::string> last_error;
+  std::optional<std::string> last_error, last_error_message;
+  bool seen_recently = false;  // last_seen within the minute it is kept to
 };
 
 struct PolledFamily {
@@ -31,10 +32,19 @@ struct PolledFamily {
   const PolledNode* for_system(std::size_t index, const std::string& system_id) const;
 };
 
-void record_poll_result(pqxx::transaction_base& tx, const PollResult& result);
+// Writes what the result changes. False when the node is no longer in service (retired or purged
+// while its poll ran): nothing was written. `prepared`: the hot statements as prepared ones.
+bool record_poll_result(pqxx::transaction_base& tx, const PollResult& result, bool prepared);
+
+// The node and the Systems behind its BMC; locked (FOR UPDATE) when the result will be written.
+// Nothing when the node is no longer in service.
+enum class FamilyRead { unlocked, locked };
+std::optional<PolledFamily> read_family(pqxx::transaction_base& tx, const std::string& node_id,
+                                        FamilyRead how, bool prepared);
+// Whether recording the result would write anything (a row, an event) for this family as read.
+bool changes_anything(const PolledFamily& family, const PollResult& result);
 
 // The pieces, one file each.
-PolledFamily lock_family(pqxx::transaction_base& tx, const std::string& node_id);
 void record_outcome(pqxx::transaction_base& tx, PolledFamily& family, const DriverOutcome& outcome);
 void record_statuses(pqxx::transaction_base& tx, const PolledFamily& family,
                      const std::vector<SystemStatus>& systems);

@@ -5,6 +5,9 @@
 #include "inventory/db/node_rows.hpp"
 #include "inventory/db/node_secrets.hpp"
 #include "inventory/db/poll_record.hpp"
+#include "inventory/db/prepared.hpp"
+#include "inventory/db/row_values.hpp"
+#include "inventory/db/savepoint.hpp"
 #include "inventory/db/transaction.hpp"
 #include "inventory/error.hpp"
 #include "inventory/util/log.hpp"
@@ -88,8 +91,9 @@ std::vector<PollJob> PollStore::claim(const std::string& owner,
   // once (instances starting, taking over a dead one's work, every node made due), a fifth of the
   // fleet gone silent or broken would otherwise take slots, handshakes and CPU from the rest in
   // proportion; they run once nothing else is due, or as soon as the poller has room to spare.
-  static const std::string working = claim_statement("s.failures = 0");
-  static const std::string failing = claim_statement("s.failures > 0");
+  static const HotStatement working{"poll_claim_working", claim_statement("s.failures = 0")};
+  static const HotStatement failing{"poll_claim_failing", claim_statement("s.failures > 0")};
+  const bool prepared = db_.options().prepared_statements;
   return transact(db_, [&](pqxx::work& tx) {
     const auto drivers_array = text_array(drivers);
     const int lease_seconds = static_cast<int>(lease.count());
@@ -102,9 +106,9 @@ std::vector<PollJob> PollStore::claim(const std::string& owner,
           inspected.push_back(jobs.back().target.node_id);
       }
     };
-    take(tx.exec_params(working, owner, drivers_array, limit, lease_seconds));
+    take(exec_hot(tx, prepared, working, owner, drivers_array, limit, lease_seconds));
     const int left = limit - static_cast<int>(jobs.size());
-    if (left > 0) take(tx.exec_params(failing, owner, drivers_array, left, lease_seconds));
+    if (left > 0) take(exec_hot(tx, prepared, failing, owner, drivers_array, left, lease_seconds));
     // A node's first inspection under way: enrolled → inspecting (the lifecycle says so).
     if (!inspected.empty())
       tx.exec_params(
@@ -138,6 +142,43 @@ std::vector<PollKey> PollStore::renew(const std::string& owner, std::span<const 
   });
 }
 
+namespace {
+
+// Hands back the leases of a recorded batch and schedules each poll's next run, in one statement.
+void release_leases(pqxx::transaction_base& tx, std::span<const PollResult* const> results,
+                    const std::string& owner, bool prepared) {
+  std::vector<std::string> nodes, kinds;
+  std::string durations = "{", next_ins = "{", oks = "{";
+  nodes.reserve(results.size());
+  kinds.reserve(results.size());
+  for (const PollResult* result : results) {
+    if (!nodes.empty()) {
+      durations += ',';
+      next_ins += ',';
+      oks += ',';
+    }
+    nodes.push_back(result->node_id);
+    kinds.emplace_back(to_string(result->kind));
+    durations += std::to_string(result->duration.count());
+    next_ins += std::to_string(result->next_in.count());
+    oks += result->outcome().ok() ? 't' : 'f';
+  }
+  static const HotStatement release{
+      "poll_release",
+      "UPDATE poll_schedule s SET lease_owner = NULL, lease_expires = NULL, last_finished = now(), "
+      "       last_duration_ms = r.duration_ms, "
+      "       next_due = now() + r.next_in_ms * interval '1 millisecond', "
+      "       failures = CASE WHEN r.ok THEN 0 ELSE s.failures + 1 END "
+      "  FROM unnest($1::uuid[], $2::text[], $3::bigint[], $4::bigint[], $5::boolean[]) "
+      "       AS r(node_id, kind, duration_ms, next_in_ms, ok) "
+      " WHERE s.node_id = r.node_id AND s.kind = r.kind "
+      "   AND (s.lease_owner = $6 OR s.lease_owner IS NULL)"};
+  exec_hot(tx, prepared, release, text_array(nodes), text_array(kinds), durations + '}',
+           next_ins + '}', oks + '}', owner);
+}
+
+}  // namespace
+
 void PollStore::record(std::span<const PollResult> results, const std::string& owner) {
   if (results.empty()) return;
   // In node order: instances record batches at the same time, and a node's status and sensor
@@ -149,39 +190,43 @@ void PollStore::record(std::span<const PollResult> results, const std::string& o
   std::stable_sort(ordered.begin(), ordered.end(), [](const PollResult* a, const PollResult* b) {
     return a->node_id < b->node_id;
   });
+  const bool prepared = db_.options().prepared_statements;
+
+  // The whole batch in one transaction. A savepoint per result would cost PostgreSQL a
+  // subtransaction each (and past 64 of them in one transaction, every other session's snapshot
+  // checks overflow into pg_subtrans); a result is rarely refused, so that is the fallback below.
+  try {
+    transact(db_, [&](pqxx::work& tx) {
+      for (const PollResult* each : ordered) record_poll_result(tx, *each, prepared);
+      release_leases(tx, ordered, owner, prepared);
+    });
+    return;
+  } catch (const std::exception& e) {
+    log::warn("a batch of poll results was refused, recording them one by one",
+              {{"results", ordered.size()}, {"error", e.what()}});
+  }
+
+  // One by one: a result that fails (a malformed value from a BMC, a constraint) loses itself
+  // only, and is logged.
   transact(db_, [&](pqxx::work& tx) {
     for (const PollResult* each : ordered) {
       const PollResult& result = *each;
       try {
-        pqxx::subtransaction one(tx, "poll_result");
-        record_poll_result(one, result);
-        one.commit();
+        Savepoint one(tx, "poll_result");
+        record_poll_result(tx, result, prepared);
+        one.release();
       } catch (const pqxx::deadlock_detected&) {
         throw;  // the whole batch again (transact retries it): not one result lost
       } catch (const pqxx::serialization_failure&) {
         throw;
-      } catch (const Error& e) {
-        // A node retired or purged while its poll ran: nothing to record, not a fault.
-        if (e.kind() != ErrorKind::not_found)
-          log::error(
-              "could not record a poll result",
-              {{"node_id", result.node_id}, {"poll", to_string(result.kind)}, {"error", e.what()}});
       } catch (const std::exception& e) {
         log::error(
             "could not record a poll result",
             {{"node_id", result.node_id}, {"poll", to_string(result.kind)}, {"error", e.what()}});
       }
-      // The lease goes whatever happened to the result, so the poll is not stuck until it expires.
-      tx.exec_params(
-          "UPDATE poll_schedule SET lease_owner = NULL, lease_expires = NULL, last_finished = "
-          "now(), "
-          "       last_duration_ms = $3, next_due = now() + $4::bigint * interval '1 millisecond', "
-          "       failures = CASE WHEN $5 THEN 0 ELSE failures + 1 END "
-          " WHERE node_id = $1::uuid AND kind = $2 AND (lease_owner = $6 OR lease_owner IS NULL)",
-          result.node_id, std::string(to_string(result.kind)),
-          static_cast<double>(result.duration.count()),
-          static_cast<long long>(result.next_in.count()), result.outcome().ok(), owner);
     }
+    // The leases go whatever happened to the results, so no poll is stuck until its lease expires.
+    release_leases(tx, ordered, owner, prepared);
   });
 }
 

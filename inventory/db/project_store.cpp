@@ -1,6 +1,7 @@
 #include "inventory/db/project_store.hpp"
 
 #include "inventory/db/row_values.hpp"
+#include "inventory/db/savepoint.hpp"
 #include "inventory/db/transaction.hpp"
 #include "inventory/error.hpp"
 #include "inventory/model/access.hpp"
@@ -37,10 +38,10 @@ ProjectInfo ProjectStore::add(const std::string& name, const std::string& descri
     throw unprocessable("a description may have at most 1000 characters", "description");
   return transact(db_, [&](pqxx::work& tx) {
     try {
-      pqxx::subtransaction insert(tx, "insert_project");
-      insert.exec_params("INSERT INTO projects (name, description, created_by) VALUES ($1, $2, $3)",
-                         name, description, created_by);
-      insert.commit();
+      Savepoint insert(tx, "insert_project");
+      tx.exec_params("INSERT INTO projects (name, description, created_by) VALUES ($1, $2, $3)",
+                     name, description, created_by);
+      insert.release();
     } catch (const pqxx::unique_violation&) {
       throw conflict("a project named \"" + name + "\" already exists", "name");
     }

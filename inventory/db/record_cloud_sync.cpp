@@ -9,6 +9,7 @@
 #include "inventory/db/db_json.hpp"
 #include "inventory/db/node_rows.hpp"
 #include "inventory/db/poll_record.hpp"
+#include "inventory/db/savepoint.hpp"
 #include "inventory/db/transaction.hpp"
 #include "inventory/error.hpp"
 #include "inventory/model/node.hpp"
@@ -256,20 +257,20 @@ CloudSyncSummary CloudAccountStore::record_sync(const CloudSyncJob& job, const s
       // An instance the database refuses (a provider value it cannot store) must not lose the
       // rest of the listing.
       try {
-        pqxx::subtransaction one(tx, "cloud_instance");
+        Savepoint one(tx, "cloud_instance");
         if (it == nodes.end()) {
-          auto node = enroll_instance(one, account, instance);
+          auto node = enroll_instance(tx, account, instance);
           if (!node) {
             log::warn("cloud instance not enrolled: every candidate name is taken",
                       {{"account", account.account_name}, {"instance", instance.provider_id}});
-            one.commit();
+            one.release();
             continue;
           }
           ++summary.created;
           it = nodes.emplace(instance.provider_id, CloudNodeRow{*node, {}}).first;
         }
-        record_instance(one, account, it->second, instance);
-        one.commit();
+        record_instance(tx, account, it->second, instance);
+        one.release();
       } catch (const pqxx::sql_error& e) {
         log::warn("could not record a cloud instance; the others are kept",
                   {{"account", account.account_name},

@@ -4,6 +4,7 @@
 #include "inventory/db/node_rows.hpp"
 #include "inventory/db/prepared.hpp"
 #include "inventory/db/row_values.hpp"
+#include "inventory/db/savepoint.hpp"
 #include "inventory/db/token_rows.hpp"
 #include "inventory/db/transaction.hpp"
 #include "inventory/model/node.hpp"
@@ -52,8 +53,8 @@ CreatedToken TokenStore::create(const NewToken& spec) {
     const std::optional<std::string> role_text =
         spec.role ? std::optional<std::string>(to_string(*spec.role)) : std::nullopt;
     try {
-      pqxx::subtransaction insert(tx, "insert_token");
-      auto r = insert.exec_params(
+      Savepoint insert(tx, "insert_token");
+      auto r = tx.exec_params(
           std::string("INSERT INTO api_tokens (name, role, token_hash, prefix, created_by, "
                       "expires_at, project, user_id) "
                       "VALUES ($1, $2, decode($3, 'hex'), $4, $5, $6::timestamptz, $7, $8::uuid) "
@@ -62,7 +63,7 @@ CreatedToken TokenStore::create(const NewToken& spec) {
           name, nullable(role_text), crypto::sha256_hex(created.secret),
           created.secret.substr(0, prefix_length), spec.created_by, nullable(spec.expires_at),
           nullable(spec.project), nullable(user_id));
-      insert.commit();
+      insert.release();
       return token_from_row(r[0]);
     } catch (const pqxx::unique_violation&) {
       throw conflict(

@@ -3,6 +3,7 @@
 #include "inventory/db/node_rows.hpp"
 #include "inventory/db/prepared.hpp"
 #include "inventory/db/row_values.hpp"
+#include "inventory/db/savepoint.hpp"
 #include "inventory/db/transaction.hpp"
 #include "inventory/error.hpp"
 #include "inventory/model/node.hpp"
@@ -105,11 +106,11 @@ UserInfo UserStore::add(const std::string& name, std::string_view password,
   const std::string hash = crypto::hash_password(password, hashing_);
   return transact(db_, [&](pqxx::work& tx) {
     try {
-      pqxx::subtransaction insert(tx, "insert_user");
-      auto r = insert.exec_params(
+      Savepoint insert(tx, "insert_user");
+      auto r = tx.exec_params(
           "INSERT INTO users (name, password_hash, created_by) VALUES ($1, $2, $3) RETURNING id",
           name, hash, created_by);
-      insert.commit();
+      insert.release();
       return existing_user(tx, r[0][0].as<std::string>());
     } catch (const pqxx::unique_violation&) {
       throw conflict("a user named \"" + name + "\" already exists", "name");
