@@ -200,7 +200,8 @@ void prepare_directories(const Layout& layout, const std::optional<util::Identit
   ensure_private_dir(layout.socket_dir, run_as);
 }
 
-void write_settings(const Layout& layout, const std::optional<util::Identity>& run_as) {
+void write_settings(const Layout& layout, const std::optional<util::Identity>& run_as,
+                    bool durable) {
   // Rewritten at every start so a moved socket directory or a changed default takes effect.
   std::string conf =
       "# Written by ironhold at every start; changes here are overwritten.\n"
@@ -214,6 +215,7 @@ void write_settings(const Layout& layout, const std::optional<util::Identity>& r
       "unix_socket_permissions = 0700\n"
       "max_connections = 200\n"
       "shared_buffers = 32MB\n";
+  if (!durable) conf += "fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n";
   const fs::path path = layout.pgdata / "ironhold.conf";
   write_text(path, conf);
   give_to(path, run_as);

@@ -51,7 +51,8 @@ Layout resolve_layout(const fs::path& data_dir, const std::optional<util::Identi
 // Creates the base and socket directories, owned by the cluster user, mode 0700.
 void prepare_directories(const Layout& layout, const std::optional<util::Identity>& run_as);
 // Writes PGDATA/ironhold.conf (socket only, no TCP) and makes postgresql.conf include it.
-void write_settings(const Layout& layout, const std::optional<util::Identity>& run_as);
+void write_settings(const Layout& layout, const std::optional<util::Identity>& run_as,
+                    bool durable);
 
 // Who is responsible for stopping a running cluster.
 struct Owner {

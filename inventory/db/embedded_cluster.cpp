@@ -23,6 +23,7 @@ struct EmbeddedCluster::State {
   std::optional<util::Identity> run_as;  // nullopt: the cluster runs as this process's user
   fs::path bindir;
   std::chrono::seconds timeout{60};
+  bool durable = true;
   bool owns = false;
 };
 
@@ -111,7 +112,7 @@ void create_cluster_files(const State& s) {
 
 void start_server(State& s) {
   cluster::clear_stale_pid_files(s.layout);
-  cluster::write_settings(s.layout, s.run_as);
+  cluster::write_settings(s.layout, s.run_as, s.durable);
   cluster::rotate_log(s.layout);
   log::info("starting the embedded PostgreSQL",
             {{"pgdata", s.layout.pgdata.string()}, {"socket_dir", s.layout.socket_dir.string()}});
@@ -274,6 +275,7 @@ std::unique_ptr<EmbeddedCluster> EmbeddedCluster::start(const EmbeddedClusterOpt
     auto s = std::make_unique<State>();
     s->bindir = find_postgres_bindir();
     s->timeout = options.start_timeout;
+    s->durable = options.durable;
     const fs::path data_dir = cluster::prepare_data_dir(options.data_dir);
     // Serializes ironhold processes on this data directory: one creates, starts or adopts at a
     // time.

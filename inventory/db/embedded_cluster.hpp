@@ -15,6 +15,10 @@ namespace ironhold::db {
 struct EmbeddedClusterOptions {
   std::filesystem::path data_dir = ".ironhold";
   std::chrono::seconds start_timeout{60};
+  // False for throwaway clusters (the test suite's): no fsync, no waiting for the WAL at commit,
+  // no full-page images. An operating-system crash may then corrupt the cluster; a crash of
+  // PostgreSQL or of ironhold still loses nothing committed. Applied when this call starts it.
+  bool durable = true;
 };
 
 class EmbeddedCluster {

@@ -30,6 +30,9 @@
 #include "tests/support/test_cluster.hpp"
 #include "tests/support/test_database.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace backup_restore_test {
+
 using namespace ironhold;
 using namespace ironhold::test;
 using nlohmann::json;
@@ -392,3 +395,5 @@ TEST_CASE("a restore script's COPY blocks and privilege statements are read back
   CHECK(app::roles_in_acl_sql(sql) ==
         std::vector<std::string>{"ironhold", "Odd \"Role", "ironhold_owner"});
 }
+
+}  // namespace backup_restore_test

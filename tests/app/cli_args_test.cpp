@@ -5,6 +5,9 @@
 
 #include "app/cli/args.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace cli_args_test {
+
 using ironhold::cli::Args;
 using ironhold::cli::Option;
 using ironhold::cli::UsageError;
@@ -139,3 +142,5 @@ TEST_CASE("args: help text shows usage, summary, options, env and defaults", "[c
   CHECK(help.find("-p, --purge  ") != std::string::npos);  // a flag shows no value name
   CHECK(help.find("-h, --help") != std::string::npos);
 }
+
+}  // namespace cli_args_test

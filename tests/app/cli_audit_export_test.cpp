@@ -13,6 +13,9 @@
 #include "tests/support/server/http_client.hpp"
 #include "tests/support/server/test_server.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace cli_audit_export_test {
+
 #ifdef IRONHOLD_BINARY
 using namespace ironhold;
 using namespace ironhold::test;
@@ -119,3 +122,5 @@ TEST_CASE("ironhold export writes the file and its manifest, which vouches for i
   std::filesystem::remove_all(dir);
 }
 #endif
+
+}  // namespace cli_audit_export_test

@@ -5,6 +5,9 @@
 #include "app/cli/csv.hpp"
 #include "inventory/error.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace cli_csv_test {
+
 using ironhold::cli::CsvReader;
 using ironhold::cli::read_csv;
 using Fields = std::vector<std::string>;
@@ -88,3 +91,5 @@ TEST_CASE("csv: read_csv splits header and rows and rejects ragged rows", "[cli]
   CHECK(error_of("") == "nodes.csv is empty: expected a header row");
   CHECK(error_of("\xEF\xBB\xBF\n\n") == "nodes.csv is empty: expected a header row");
 }
+
+}  // namespace cli_csv_test

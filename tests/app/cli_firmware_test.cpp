@@ -13,6 +13,9 @@
 #include "tests/support/server/http_client.hpp"
 #include "tests/support/server/test_server.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace cli_firmware_test {
+
 #ifdef IRONHOLD_BINARY
 using namespace ironhold;
 using namespace ironhold::test;
@@ -61,8 +64,8 @@ struct Setup {
     std::string bytes = "IRONHOLD-FIRMWARE component=BMC version=" + version + "\n";
     bytes.resize(3u << 20, 'x');  // bigger than one stored chunk
     const std::string file = temp_file(bytes);
-    const Run up = cli({"firmware", "upload", file, "--version", version, "--component", "BMC",
-                        "-o", "json"});
+    const Run up =
+        cli({"firmware", "upload", file, "--version", version, "--component", "BMC", "-o", "json"});
     std::filesystem::remove(file);
     INFO(up.out << up.err);
     REQUIRE(up.status == 0);
@@ -120,3 +123,5 @@ TEST_CASE("ironhold rollout start --wait follows a rollout to its end", "[cli][f
   CHECK(s.cli({"rollout", "pause", id}).status != 0);  // it has ended: 409
 }
 #endif
+
+}  // namespace cli_firmware_test

@@ -14,6 +14,9 @@
 
 #include "app/cli/http_client.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace cli_http_client_test {
+
 using namespace ironhold::cli;
 
 namespace {
@@ -176,3 +179,5 @@ TEST_CASE("url_encode keeps unreserved characters only", "[cli][http]") {
   CHECK(url_encode("\xC3\xBC") == "%C3%BC");
   CHECK(url_encode("") == "");
 }
+
+}  // namespace cli_http_client_test

@@ -21,6 +21,9 @@
 #include "app/cli/http_client.hpp"
 #include "tests/app/cli_run.hpp"
 #include "tests/support/server/test_server.hpp"
+
+// This file's names, apart from those of the other test files compiled with it.
+namespace cli_live_test {
 #define IRONHOLD_HAVE_TEST_SERVER 1
 
 #ifdef IRONHOLD_BINARY
@@ -295,3 +298,5 @@ TEST_CASE("live: rm retires a node", "[cli][live]") {
 }
 #endif  // IRONHOLD_HAVE_TEST_SERVER
 #endif  // IRONHOLD_BINARY
+
+}  // namespace cli_live_test

@@ -9,6 +9,9 @@
 #include "app/cli/node_commands.hpp"
 #include "inventory/error.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace cli_node_test {
+
 using ironhold::cli::Args;
 using ironhold::cli::UsageError;
 using nlohmann::json;
@@ -234,3 +237,5 @@ TEST_CASE("node import: the header is checked before any row", "[cli][node][impo
         }) == "the header has no \"name\" column");
   CHECK_NOTHROW(node::ImportMapper({"name", "tag:a", "tag:b"}));
 }
+
+}  // namespace cli_node_test

@@ -3,6 +3,9 @@
 
 #include "app/cli/table.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace cli_table_test {
+
 using ironhold::cli::display_width;
 using ironhold::cli::render_fields;
 using ironhold::cli::Table;
@@ -55,3 +58,5 @@ TEST_CASE("table: key/value view aligns values", "[cli][table]") {
         "Asset tag:  -\n"
         "ID:         42\n");
 }
+
+}  // namespace cli_table_test

@@ -10,6 +10,9 @@
 #include "tests/support/server/http_client.hpp"
 #include "tests/support/server/test_server.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace cli_task_test {
+
 #ifdef IRONHOLD_BINARY
 using namespace ironhold;
 using namespace ironhold::test;
@@ -160,3 +163,5 @@ TEST_CASE("ironhold bulk selects nodes like the node list and follows their task
   CHECK(contains(bad_image.err, "http://"));
 }
 #endif  // IRONHOLD_BINARY
+
+}  // namespace cli_task_test

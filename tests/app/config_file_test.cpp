@@ -13,6 +13,9 @@
 #include "app/cli/args.hpp"
 #include "tests/support/test_cluster.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace config_file_test {
+
 using ironhold::cli::Args;
 using ironhold::cli::config_values;
 using ironhold::cli::ConfigEntry;
@@ -374,3 +377,5 @@ TEST_CASE("config: a missing file, a bad one, and --help", "[config][args]") {
                         ":1: key config: a config file cannot name another; use --config or "
                         "IRONHOLD_CONFIG");
 }
+
+}  // namespace config_file_test

@@ -16,6 +16,9 @@
 #include "tests/support/server/child_process.hpp"
 #include "tests/support/server/http_client.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace demo_process_test {
+
 using namespace ironhold::test;
 using namespace std::chrono_literals;
 using nlohmann::json;
@@ -149,3 +152,5 @@ TEST_CASE("the demo's simulated fleet fills the inventory and survives a kill -9
     fs::remove_all(cluster_dir.parent_path(), ec);
   fs::remove_all(home, ec);
 }
+
+}  // namespace demo_process_test

@@ -17,6 +17,9 @@
 #include "tests/support/project_mockups.hpp"
 #include "tests/support/server/http_client.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace keys_rotate_test {
+
 #ifdef IRONHOLD_BINARY
 using namespace ironhold;
 using namespace ironhold::test;
@@ -121,3 +124,5 @@ TEST_CASE("keys rotate re-seals every credential while the service keeps using t
   fs::remove_all(home);
 }
 #endif
+
+}  // namespace keys_rotate_test

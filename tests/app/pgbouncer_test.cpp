@@ -27,6 +27,9 @@
 #include "tests/support/test_cluster.hpp"
 #include "tests/support/test_database.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace pgbouncer_test {
+
 using namespace ironhold;
 using namespace ironhold::test;
 using namespace std::chrono_literals;
@@ -280,3 +283,5 @@ TEST_CASE("serve runs through PgBouncer in transaction mode, with a direct conne
   served.process.process->signal(SIGTERM);
   CHECK(served.process.process->wait(60s) == 0);
 }
+
+}  // namespace pgbouncer_test

@@ -15,6 +15,9 @@
 #include "tests/support/server/http_client.hpp"
 #include "tests/support/server/test_server.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace poll_lease_test {
+
 using namespace ironhold;
 using namespace ironhold::test;
 using namespace std::chrono_literals;
@@ -84,3 +87,5 @@ TEST_CASE("a poll that outlives its lease keeps it: another poller never polls t
   CHECK(a.metrics().leases_lost() == 0);
   CHECK(b.metrics().leases_lost() == 0);
 }
+
+}  // namespace poll_lease_test

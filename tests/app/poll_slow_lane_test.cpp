@@ -14,6 +14,9 @@
 #include "tests/support/server/http_client.hpp"
 #include "tests/support/server/test_server.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace poll_slow_lane_test {
+
 using namespace ironhold;
 using namespace ironhold::test;
 using namespace std::chrono_literals;
@@ -116,3 +119,5 @@ TEST_CASE("without the slow lane, healthy BMCs wait behind silent ones for the o
   CHECK(run.most_counted <= 1);
   CHECK(run.most_slow == 0);
 }
+
+}  // namespace poll_slow_lane_test

@@ -15,6 +15,9 @@
 #include "tests/support/project_mockups.hpp"
 #include "tests/support/server/http_client.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace redfish_events_test {
+
 using namespace ironhold;
 using namespace ironhold::test;
 using namespace std::chrono_literals;
@@ -217,3 +220,5 @@ TEST_CASE("BMCs push their events through the subscriptions serve makes, before 
   fleet.stop();
   fs::remove_all(home);
 }
+
+}  // namespace redfish_events_test

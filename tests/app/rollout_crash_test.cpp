@@ -16,6 +16,9 @@
 #include "tests/support/project_mockups.hpp"
 #include "tests/support/server/http_client.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace rollout_crash_test {
+
 using namespace ironhold;
 using namespace ironhold::test;
 using namespace std::chrono_literals;
@@ -150,3 +153,5 @@ TEST_CASE("a kill -9 during a firmware rollout loses no task and flashes no BMC 
   CHECK(again.process->wait(60s) == 0);
   fs::remove_all(home);
 }
+
+}  // namespace rollout_crash_test

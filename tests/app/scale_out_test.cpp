@@ -30,6 +30,9 @@
 #include "tests/support/test_cluster.hpp"
 #include "tests/support/test_database.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace scale_out_test {
+
 using namespace ironhold;
 using namespace ironhold::test;
 using namespace std::chrono_literals;
@@ -448,3 +451,5 @@ TEST_CASE("three instances on one database: a kill -9 moves polls and tasks on, 
     CHECK(instances[i].process.process->wait(60s) == 0);
   }
 }
+
+}  // namespace scale_out_test

@@ -19,6 +19,9 @@
 #include "tests/support/test_cluster.hpp"
 #include "tests/support/test_database.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace serve_config_test {
+
 using namespace ironhold;
 using namespace ironhold::test;
 using namespace std::chrono_literals;
@@ -146,3 +149,5 @@ TEST_CASE("packaging/ironhold.toml.example parses, and shows every option of ser
     CHECK(options.count(name) == 1);
   }
 }
+
+}  // namespace serve_config_test

@@ -13,6 +13,9 @@
 #include "tests/support/server/child_process.hpp"
 #include "tests/support/server/http_client.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace serve_process_test {
+
 using namespace ironhold::test;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
@@ -92,3 +95,5 @@ TEST_CASE("serve runs on its embedded database under a 0700 home, survives resta
   fs::remove_all(cluster_dir.parent_path(), ec);
   fs::remove_all(home, ec);
 }
+
+}  // namespace serve_process_test

@@ -13,6 +13,9 @@
 #include "tests/support/server/http_client.hpp"
 #include "tests/support/server/test_server.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace sim_cloud_command_test {
+
 using namespace ironhold::test;
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
@@ -62,3 +65,5 @@ TEST_CASE("each cloud simulator prints an account its provider's driver can use"
     fs::remove(out_file);
   }
 }
+
+}  // namespace sim_cloud_command_test

@@ -1,14 +1,17 @@
 // `ironhold sim redfish` as a process: one JSON line per BMC on stdout, a clean exit on SIGTERM.
-#include <catch2/catch.hpp>
 #include <signal.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
 #include "tests/support/server/child_process.hpp"
+
+// This file's names, apart from those of the other test files compiled with it.
+namespace sim_command_test {
 
 using namespace ironhold::test;
 using namespace std::chrono_literals;
@@ -25,9 +28,11 @@ TEST_CASE("sim redfish prints one JSON line per BMC and stops on SIGTERM", "[app
     WARN("skipped: no Redfish mockups at " << mockup.string());
     return;
   }
-  const fs::path out_file = fs::temp_directory_path() / ("ih-sim-" + std::to_string(::getpid()) + ".out");
+  const fs::path out_file =
+      fs::temp_directory_path() / ("ih-sim-" + std::to_string(::getpid()) + ".out");
   // ChildProcess keeps stderr: swap the streams so the file gets stdout (the JSON lines) alone.
-  const std::string command = std::string("exec '") + IRONHOLD_BINARY + "' sim redfish --count 2 --listen 127.0.0.1:0 --mockup '" +
+  const std::string command = std::string("exec '") + IRONHOLD_BINARY +
+                              "' sim redfish --count 2 --listen 127.0.0.1:0 --mockup '" +
                               mockup.string() + "' 1>&2 2>/dev/null";
   ChildProcess sim("/bin/sh", {"-c", command}, out_file);
   REQUIRE(sim.wait_for_line("\"endpoint\"", 60s));
@@ -103,3 +108,5 @@ TEST_CASE("sim ipmi refuses a bad --listen and a password longer than IPMI allow
   }
   fs::remove(out_file);
 }
+
+}  // namespace sim_command_test

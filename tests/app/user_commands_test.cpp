@@ -13,6 +13,9 @@
 #include "tests/support/test_cluster.hpp"
 #include "tests/support/test_database.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace user_commands_test {
+
 #ifdef IRONHOLD_BINARY
 using namespace ironhold;
 using namespace ironhold::test;
@@ -283,3 +286,5 @@ TEST_CASE("project rm refuses a project that holds a node", "[user-cli]") {
   CHECK(s.audit("project.remove").empty());
 }
 #endif
+
+}  // namespace user_commands_test

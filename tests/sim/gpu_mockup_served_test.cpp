@@ -8,6 +8,9 @@
 #include "sim/redfish/fleet.hpp"
 #include "tests/support/project_mockups.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace gpu_mockup_served_test {
+
 using ironhold::test::curl_fetch;
 using ironhold::test::CurlCall;
 using ironhold::test::CurlReply;
@@ -126,3 +129,5 @@ TEST_CASE("a --mockup list of MOCKUP:COUNT groups serves each group", "[sim][moc
   CHECK(curl_fetch(fleet.endpoint(2) + "/redfish/v1/Systems/1").doc()["Model"] ==
         "Ironworks C1-9354");
 }
+
+}  // namespace gpu_mockup_served_test

@@ -5,6 +5,9 @@
 #include "curl_client.hpp"
 #include "ipmi_tools.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace ipmi_control_test {
+
 using namespace std::chrono_literals;
 using ironhold::sim::IpmiFleet;
 using ironhold::test::control_call;
@@ -110,3 +113,5 @@ TEST_CASE("faults set through the control API show on the wire", "[sim][ipmi][co
   CHECK(
       control_call(fleet.control_endpoint() + "/bmcs/0/sessions", "GET").doc()["sessions"].empty());
 }
+
+}  // namespace ipmi_control_test

@@ -11,6 +11,9 @@
 #include "bmc/ipmi/session_packet.hpp"
 #include "sim/ipmi/simulated_bmc.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace ipmi_protocol_test {
+
 using namespace ironhold::bmc::ipmi;
 using ironhold::sim::ipmi::BmcConfig;
 using ironhold::sim::ipmi::SimulatedBmc;
@@ -291,3 +294,5 @@ TEST_CASE("garbage, truncated and mangled datagrams are dropped and the BMC keep
   REQUIRE(fresh.login("admin", "password") == 0);
   CHECK(fresh.command(kNetFnChassis, 0x01)->at(0) == 0x00);
 }
+
+}  // namespace ipmi_protocol_test

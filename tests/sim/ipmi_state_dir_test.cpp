@@ -7,6 +7,9 @@
 
 #include "ipmi_tools.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace ipmi_state_dir_test {
+
 using ironhold::sim::IpmiFleet;
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -46,3 +49,5 @@ TEST_CASE("a restarted IPMI fleet keeps its ports, power, boot options and SEL",
     CHECK(again.state(1).boot_flags()["device"] == "cdrom");
   fs::remove_all(dir);
 }
+
+}  // namespace ipmi_state_dir_test

@@ -6,6 +6,9 @@
 #include <catch2/catch.hpp>
 #include <thread>
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace ipmi_tools_test {
+
 using namespace std::chrono_literals;
 using ironhold::sim::IpmiFleet;
 using ironhold::test::freeipmi;
@@ -250,3 +253,5 @@ TEST_CASE("a wrong password, a USER-level power off and suite 1 are refused",
   CHECK_FALSE(suite1.ok());
   CHECK(bmc.counters().sessions_refused > refused_before);
 }
+
+}  // namespace ipmi_tools_test

@@ -8,6 +8,9 @@
 #include "sim/redfish/mockup.hpp"
 #include "tests/support/project_mockups.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace mockups_test {
+
 using nlohmann::json;
 namespace fs = std::filesystem;
 namespace rf = ironhold::sim::redfish;
@@ -112,3 +115,5 @@ TEST_CASE("the GPU server has 8 GPUs, 2 CPUs, NVSwitches outside the System and 
                    "GPU") == 0);
   CHECK(csys["ProcessorSummary"]["Count"] == 2);
 }
+
+}  // namespace mockups_test

@@ -6,6 +6,9 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace multipart_test {
+
 using ironhold::sim::redfish::form_boundary;
 using ironhold::sim::redfish::FormPart;
 using ironhold::sim::redfish::is_form_data;
@@ -168,3 +171,5 @@ TEST_CASE("malformed forms are refused with what is wrong", "[sim][multipart]") 
     CHECK_FALSE(error_of(open + part + close, std::string(71, 'b')).empty());
   }
 }
+
+}  // namespace multipart_test

@@ -8,6 +8,9 @@
 #include "sim/tls_cert.hpp"
 #include "sim_fixture.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace redfish_control_test {
+
 using namespace std::chrono_literals;
 using ironhold::test::control_call;
 using ironhold::test::curl_fetch;
@@ -214,3 +217,5 @@ TEST_CASE("a certificate change gives the BMC a different leaf", "[sim][redfish]
   CHECK_THROWS_AS(http_fleet.change_certificate(0), ironhold::Error);
   CHECK_THROWS_AS(http_fleet.describe(5), ironhold::Error);
 }
+
+}  // namespace redfish_control_test

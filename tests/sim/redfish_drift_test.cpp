@@ -7,6 +7,9 @@
 #include "sim/redfish/drift.hpp"
 #include "sim_fixture.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace redfish_drift_test {
+
 using ironhold::test::curl_fetch;
 using nlohmann::json;
 namespace rf = ironhold::sim::redfish;
@@ -69,3 +72,5 @@ TEST_CASE("readings served change between reads and follow the health set",
   fleet.state(0).set_health("OK");
   CHECK(curl_fetch(thermal).doc()["Temperatures"][0]["ReadingCelsius"].get<double>() < 42);
 }
+
+}  // namespace redfish_drift_test

@@ -6,6 +6,9 @@
 #include "redfish_events_support.hpp"
 #include "tests/support/eventually.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace redfish_event_subscriptions_test {
+
 using namespace ironhold::test::sim_events;
 using ironhold::test::eventually;
 
@@ -256,3 +259,5 @@ TEST_CASE("event destinations: http and https URLs only", "[sim][redfish][events
     CHECK_FALSE(rf::parse_destination(bad));
   }
 }
+
+}  // namespace redfish_event_subscriptions_test

@@ -11,6 +11,9 @@
 #include "tests/support/eventually.hpp"
 #include "tests/support/server/tls_test_server.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace redfish_events_test {
+
 using ironhold::test::eventually;
 using namespace ironhold::test::sim_events;
 
@@ -395,3 +398,5 @@ TEST_CASE("https destinations get events over TLS, their certificate not verifie
   CHECK(request.headers.at("authorization") == "Basic aXJvbmhvbGQ6eA==");
   CHECK(eventually([&] { return fleet.state(0).counters().events_delivered == 1; }));
 }
+
+}  // namespace redfish_events_test

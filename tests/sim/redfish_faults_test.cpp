@@ -7,6 +7,9 @@
 #include "sim/redfish/faults.hpp"
 #include "sim_fixture.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace redfish_faults_test {
+
 using namespace std::chrono_literals;
 using ironhold::test::curl_fetch;
 using ironhold::test::CurlCall;
@@ -167,3 +170,5 @@ TEST_CASE("huge_body_bytes pads the JSON to at least that size", "[sim][redfish]
   CHECK(big.doc().contains("Members"));
   f.check_neighbour();
 }
+
+}  // namespace redfish_faults_test

@@ -16,6 +16,9 @@
 #include "sim/redfish/update_methods.hpp"
 #include "tests/support/project_mockups.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace redfish_push_test {
+
 namespace rf = ironhold::sim::redfish;
 namespace http = boost::beast::http;
 using Catch::Matchers::Contains;
@@ -442,3 +445,5 @@ TEST_CASE("only a push may pass 64 KiB, up to its own limit, past either the ans
   CHECK(bmc.state.counters().firmware_pushes == 2);
   CHECK(curl_fetch(bmc.base + "/redfish/v1/UpdateService").status == 200);  // still serving
 }
+
+}  // namespace redfish_push_test

@@ -11,9 +11,12 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "curl_client.hpp"
 #include "inventory/error.hpp"
 #include "sim/redfish/fleet.hpp"
-#include "curl_client.hpp"
+
+// This file's names, apart from those of the other test files compiled with it.
+namespace redfish_sim_test {
 
 using nlohmann::json;
 using namespace std::chrono_literals;
@@ -270,3 +273,5 @@ TEST_CASE("spread-address BMCs answer on their own loopback addresses over plain
   CHECK(fetch(fleet.endpoint(1) + "/redfish/v1/").status == 200);
   CHECK(fetch(fleet.endpoint(1) + system_url, basic()).doc()["PowerState"] == "On");
 }
+
+}  // namespace redfish_sim_test

@@ -10,6 +10,9 @@
 #include "sim/redfish/state_dir.hpp"
 #include "sim_fixture.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace redfish_state_dir_test {
+
 using ironhold::test::curl_fetch;
 using ironhold::test::CurlCall;
 using ironhold::test::rackmount_system;
@@ -96,3 +99,5 @@ TEST_CASE("a fleet restarted on its state dir keeps endpoints, certificates and 
     CHECK(std::string(e.what()).find("bmc-0000") != std::string::npos);
   }
 }
+
+}  // namespace redfish_state_dir_test

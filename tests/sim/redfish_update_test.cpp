@@ -11,6 +11,9 @@
 #include "tests/support/server/http_client.hpp"
 #include "tests/support/server/test_server.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace redfish_update_test {
+
 using namespace ironhold;
 using namespace ironhold::test;
 using nlohmann::json;
@@ -163,3 +166,5 @@ TEST_CASE("updates end in Exception for a failed download, a foreign image and t
                    post({{"ImageURI", good}, {"Targets", {"/redfish/v1/Systems/HGX_0"}}}))
             .status == 400);
 }
+
+}  // namespace redfish_update_test

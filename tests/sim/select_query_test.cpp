@@ -9,6 +9,9 @@
 #include "sim/redfish/fleet.hpp"
 #include "tests/support/project_mockups.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace select_query_test {
+
 using ironhold::sim::redfish::apply_select;
 using ironhold::sim::redfish::query_parameter;
 using ironhold::test::curl_fetch;
@@ -83,3 +86,5 @@ TEST_CASE("a simulated BMC answers $select with the selected part of the resourc
   for (const auto& key : expected) CHECK(selected[key] == whole[key]);
   CHECK(selected.dump().size() < whole.dump().size() / 3);
 }
+
+}  // namespace select_query_test

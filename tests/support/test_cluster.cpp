@@ -37,14 +37,16 @@ db::EmbeddedCluster& shared_cluster() {
   std::lock_guard lock(mutex);
   if (holder.cluster) return *holder.cluster;
   if (const char* dir = std::getenv("IRONHOLD_TEST_CLUSTER"); dir && *dir) {
-    holder.cluster = db::EmbeddedCluster::start({.data_dir = dir});
+    holder.cluster = db::EmbeddedCluster::start({.data_dir = dir, .durable = false});
     return *holder.cluster;
   }
   holder.dir = std::make_unique<TempDir>("ironhold-test-cluster");
   // Reachable by the `postgres` user when the tests run as root, so the files stay in the dir.
   fs::permissions(holder.dir->path(),
                   fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
-  holder.cluster = db::EmbeddedCluster::start({.data_dir = holder.dir->path() / "data"});
+  // Throwaway: no fsync (the whole suite's commits waited on the disk otherwise).
+  holder.cluster =
+      db::EmbeddedCluster::start({.data_dir = holder.dir->path() / "data", .durable = false});
   prepare_template(*holder.cluster);
   return *holder.cluster;
 }

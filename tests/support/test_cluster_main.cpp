@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
   try {
     if (command == "start") {
       auto cluster = db::EmbeddedCluster::start(
-          {.data_dir = argv[2], .start_timeout = std::chrono::seconds(120)});
+          {.data_dir = argv[2], .start_timeout = std::chrono::seconds(120), .durable = false});
       test::prepare_template(*cluster);
       cluster->detach();
       std::printf("test cluster ready: %s\n", cluster->superuser_url().c_str());

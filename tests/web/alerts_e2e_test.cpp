@@ -13,6 +13,9 @@
 #include "tests/support/server/test_server.hpp"
 #include "tests/support/server/webhook_receiver.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace alerts_e2e_test {
+
 using namespace ironhold::test;
 using nlohmann::json;
 using namespace std::chrono_literals;
@@ -151,3 +154,5 @@ TEST_CASE(
   CHECK(audit.find("/ack") != std::string::npos);
   CHECK(audit.find(kSecret) == std::string::npos);
 }
+
+}  // namespace alerts_e2e_test

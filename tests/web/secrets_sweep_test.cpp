@@ -20,6 +20,9 @@
 #include "tests/support/server/test_server.hpp"
 #include "tests/web/poller/poller_helpers.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace secrets_sweep_test {
+
 using namespace ironhold;
 using namespace ironhold::test;
 using nlohmann::json;
@@ -279,3 +282,5 @@ TEST_CASE("no marker secret appears in any response, log line, export, audit row
     CHECK(sweep_logs.find(marker) == std::string::npos);
   }
 }
+
+}  // namespace secrets_sweep_test

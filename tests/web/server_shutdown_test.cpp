@@ -1,17 +1,19 @@
 // Graceful shutdown: a request in flight finishes and is answered; idle keep-alive connections
 // are closed; no new connection is accepted.
-#include <catch2/catch.hpp>
-
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
+#include <catch2/catch.hpp>
 #include <future>
 #include <thread>
 
 #include "tests/support/server/http_client.hpp"
 #include "tests/support/server/test_server.hpp"
 #include "web/request_context.hpp"
+
+// This file's names, apart from those of the other test files compiled with it.
+namespace server_shutdown_test {
 
 using namespace ironhold;
 using namespace ironhold::test;
@@ -22,7 +24,9 @@ namespace {
 // A route that takes a while, registered by the test before any request is made.
 void add_slow_route(TestServer& server, std::promise<void>& entered) {
   server.host().api().router().add(
-      {web::http::verb::get, "/test/slow", web::Access::anyone,
+      {web::http::verb::get,
+       "/test/slow",
+       web::Access::anyone,
        [&entered](web::RequestContext& ctx) -> web::asio::awaitable<web::Response> {
          entered.set_value();
          web::asio::steady_timer timer(co_await web::asio::this_coro::executor, 700ms);
@@ -34,7 +38,8 @@ void add_slow_route(TestServer& server, std::promise<void>& entered) {
 
 }  // namespace
 
-TEST_CASE("graceful shutdown lets a request in flight finish and closes idle connections", "[web][server]") {
+TEST_CASE("graceful shutdown lets a request in flight finish and closes idle connections",
+          "[web][server]") {
   TestServer server;
   std::promise<void> entered;
   add_slow_route(server, entered);
@@ -54,7 +59,8 @@ TEST_CASE("graceful shutdown lets a request in flight finish and closes idle con
   REQUIRE(first.result_int() == 200);
   REQUIRE(first.keep_alive());
 
-  auto slow = std::async(std::launch::async, [port] { return http_get(port, "/test/slow", std::nullopt); });
+  auto slow =
+      std::async(std::launch::async, [port] { return http_get(port, "/test/slow", std::nullopt); });
   REQUIRE(entered.get_future().wait_for(10s) == std::future_status::ready);
   server.stop();  // returns once every connection is gone
 
@@ -71,3 +77,5 @@ TEST_CASE("graceful shutdown lets a request in flight finish and closes idle con
   late.connect({boost::asio::ip::make_address("127.0.0.1"), port}, ec);
   CHECK(ec);
 }
+
+}  // namespace server_shutdown_test

@@ -22,6 +22,9 @@
 #include "web/redirect_server.hpp"
 #include "web/tls_context.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace tls_service_test {
+
 using namespace ironhold;
 using namespace ironhold::test;
 
@@ -191,3 +194,5 @@ TEST_CASE("the plain-HTTP port only redirects to HTTPS", "[web][tls]") {
   io.stop();
   runner.join();
 }
+
+}  // namespace tls_service_test

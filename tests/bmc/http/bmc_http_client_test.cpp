@@ -15,10 +15,13 @@
 #include <mutex>
 #include <set>
 
-#include "tests/support/server/bmc_peers.hpp"
 #include "tests/bmc/http/http_peer.hpp"
 #include "tests/bmc/http/io_threads.hpp"
+#include "tests/support/server/bmc_peers.hpp"
 #include "tests/support/server/tls_test_server.hpp"
+
+// This file's names, apart from those of the other test files compiled with it.
+namespace bmc_http_client_test {
 
 namespace {
 
@@ -29,7 +32,8 @@ using ironhold::test::PeerResponse;
 using std::chrono::milliseconds;
 namespace asio = boost::asio;
 
-const auto kEpoch = std::chrono::system_clock::from_time_t(784111777);  // Sun, 06 Nov 1994 08:49:37 GMT
+const auto kEpoch =
+    std::chrono::system_clock::from_time_t(784111777);  // Sun, 06 Nov 1994 08:49:37 GMT
 
 HttpRequest plain_get(std::string url) {
   HttpRequest request;
@@ -66,7 +70,6 @@ BmcHttpClient::Options options(unsigned max_attempts = 3) {
   o.retry.jitter = 0.5;
   return o;
 }
-
 
 }  // namespace
 
@@ -194,7 +197,8 @@ TEST_CASE("BmcHttpClient retries connection refused, even for a POST, then repor
   RecordedSleeps sleeps;
   IoThreads loop;
   BmcHttpClient client(loop.io.get_executor(), options(3), sleeps.environment(0.0));
-  HttpRequest post = plain_get("http://127.0.0.1:" + std::to_string(ironhold::test::free_tcp_port("127.0.0.1")) + "/");
+  HttpRequest post = plain_get(
+      "http://127.0.0.1:" + std::to_string(ironhold::test::free_tcp_port("127.0.0.1")) + "/");
   post.method = "POST";
   const HttpResult result = loop.run(client.request(post));
   REQUIRE_FALSE(result.ok());
@@ -260,3 +264,5 @@ TEST_CASE("BmcHttpClient serves many pinned TLS BMCs concurrently") {
   CHECK(fingerprints.size() == 4);
   for (const auto& server : servers) CHECK(server->requests().size() == 10);
 }
+
+}  // namespace bmc_http_client_test

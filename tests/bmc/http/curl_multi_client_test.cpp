@@ -17,6 +17,9 @@
 #include "tests/support/server/bmc_peers.hpp"
 #include "tests/support/server/tls_test_server.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace curl_multi_client_test {
+
 namespace {
 
 using namespace ironhold::bmc::http;
@@ -388,3 +391,5 @@ TEST_CASE("CurlMultiClient frees requests still in flight when their context shu
   CHECK(alive == 0);
   CHECK(finished == 0);
 }
+
+}  // namespace curl_multi_client_test

@@ -12,6 +12,9 @@
 #include <string>
 #include <vector>
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace per_host_limiter_test {
+
 using ironhold::bmc::http::PerHostLimiter;
 namespace asio = boost::asio;
 
@@ -96,3 +99,5 @@ TEST_CASE("a released slot goes to the oldest waiter, one at a time", "[http][li
   current.reset();
   CHECK(limiter.in_flight("bmc:443") == 0);
 }
+
+}  // namespace per_host_limiter_test

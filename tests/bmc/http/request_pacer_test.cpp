@@ -3,6 +3,9 @@
 
 #include <catch2/catch.hpp>
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace request_pacer_test {
+
 using ironhold::bmc::http::Pace;
 using ironhold::bmc::http::RequestPacer;
 using namespace std::chrono_literals;
@@ -33,3 +36,5 @@ TEST_CASE("a slow rate spaces every request after the first", "[http][pace]") {
   CHECK(pacer.reserve(pace, t0 + 500ms) == 1500ms);
   CHECK(pacer.reserve(pace, t0 + 10s) == 0ms);
 }
+
+}  // namespace request_pacer_test

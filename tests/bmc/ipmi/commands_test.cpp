@@ -8,6 +8,9 @@
 #include "bmc/ipmi/lan_message.hpp"
 #include "tests/bmc/ipmi/capture.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace commands_test {
+
 using namespace ironhold::bmc::ipmi;
 using namespace ironhold::bmc::ipmi::testing;
 
@@ -92,3 +95,5 @@ TEST_CASE("boot flags round-trip and short answers are refused", "[ipmi][command
   CHECK(completion_code_text(0xD4) == "insufficient privilege level");
   CHECK(completion_code_text(0x80) == "completion code 80h");
 }
+
+}  // namespace commands_test

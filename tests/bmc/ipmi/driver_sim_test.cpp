@@ -12,6 +12,9 @@
 #include "sim/ipmi/fleet.hpp"
 #include "tests/bmc/http/io_threads.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace driver_sim_test {
+
 using namespace ironhold;
 using namespace ironhold::bmc::ipmi;
 using nlohmann::json;
@@ -328,3 +331,5 @@ TEST_CASE("an idle session is kept alive, one the BMC expired is opened again",
   CHECK(fleet.state(0).sessions().size() == 1);  // and nothing leaked on its side
   io.run(driver.shutdown());
 }
+
+}  // namespace driver_sim_test

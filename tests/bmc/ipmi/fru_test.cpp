@@ -12,6 +12,9 @@
 
 #include "inventory/util/process.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace fru_test {
+
 using namespace ironhold::bmc::ipmi;
 namespace fs = std::filesystem;
 
@@ -98,3 +101,5 @@ TEST_CASE("FRU fields decode in each of their four encodings", "[ipmi][fru]") {
   // 8-bit ASCII, trailing blanks dropped.
   CHECK(decode_fru_field(0xC4, Bytes{'A', 'B', ' ', ' '}) == "AB");
 }
+
+}  // namespace fru_test

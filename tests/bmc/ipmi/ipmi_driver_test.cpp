@@ -16,6 +16,9 @@
 #include "tests/bmc/http/io_threads.hpp"
 #include "tests/support/server/bmc_peers.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace ipmi_driver_test {
+
 using namespace ironhold;
 using namespace ironhold::bmc::ipmi;
 using test::IoThreads;
@@ -407,3 +410,5 @@ TEST_CASE("rejected credentials are not tried again until the backoff ends or th
   CHECK(fixed.systems.at(0).power_state == PowerState::off);
   io.run(driver.shutdown());
 }
+
+}  // namespace ipmi_driver_test

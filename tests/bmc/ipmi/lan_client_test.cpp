@@ -14,6 +14,9 @@
 #include "tests/bmc/ipmi/udp_proxy.hpp"
 #include "tests/support/server/bmc_peers.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace lan_client_test {
+
 using namespace ironhold;
 using namespace ironhold::bmc::ipmi;
 using boost::asio::ip::udp;
@@ -268,3 +271,5 @@ TEST_CASE("changed credentials close the old session before the new one is used"
   CHECK(client.stats().open_sessions == 1);
   io.run(client.close_all());
 }
+
+}  // namespace lan_client_test

@@ -15,6 +15,9 @@
 
 #include "inventory/util/process.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace sdr_test {
+
 using namespace ironhold::bmc::ipmi;
 namespace fs = std::filesystem;
 
@@ -186,3 +189,5 @@ TEST_CASE("sensor conversion handles signed formats, signed M and B and lineariz
   REQUIRE(std::holds_alternative<std::string>(short_full));
   CHECK(std::get<std::string>(short_full).find("7") != std::string::npos);
 }
+
+}  // namespace sdr_test

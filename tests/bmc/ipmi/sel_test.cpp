@@ -7,6 +7,9 @@
 #include <fstream>
 #include <sstream>
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace sel_test {
+
 using namespace ironhold;
 using namespace ironhold::bmc::ipmi;
 namespace fs = std::filesystem;
@@ -102,3 +105,5 @@ TEST_CASE("SEL entries of the wrong size, OEM records without timestamps and unk
   CHECK(odd.description == "Sensor type 99 #7: sensor-specific event 3, asserted");
   CHECK(odd.severity == Severity::info);
 }
+
+}  // namespace sel_test

@@ -13,6 +13,9 @@
 #include "bmc/ipmi/session_packet.hpp"
 #include "tests/bmc/ipmi/capture.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace session_decode_test {
+
 using namespace ironhold::bmc::ipmi;
 using namespace ironhold::bmc::ipmi::testing;
 
@@ -195,3 +198,5 @@ TEST_CASE("suite 17 signs and encrypts with SHA-256 keys and 16-byte codes", "[i
   CHECK(std::holds_alternative<std::string>(open_packet(sealed, &suite3)));
   CHECK_FALSE(cipher_suite(2));
 }
+
+}  // namespace session_decode_test

@@ -10,6 +10,9 @@
 #include "bmc/ipmi/session_packet.hpp"
 #include "tests/bmc/ipmi/capture.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace session_setup_test {
+
 using namespace ironhold::bmc::ipmi;
 using namespace ironhold::bmc::ipmi::testing;
 
@@ -129,3 +132,5 @@ TEST_CASE("the sequence window accepts each number once and only near the highes
   CHECK(wrap.accept(1));
   CHECK_FALSE(wrap.accept(0xFFFFFFFFu));
 }
+
+}  // namespace session_setup_test

@@ -16,6 +16,9 @@
 #include "tests/support/server/bmc_peers.hpp"
 #include "tests/support/server/tls_test_server.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace bmc_prober_test {
+
 using namespace ironhold;
 using namespace ironhold::test;
 using bmc::BmcProber;
@@ -282,3 +285,5 @@ TEST_CASE("IPv6 hosts are bracketed in what the probe reports", "[bmc][probe]") 
   CHECK(result.attempts[0].transport == "redfish https://[::1]:" + std::to_string(port));
   CHECK(result.attempts[1].transport == "ipmi [::1]:" + std::to_string(port));
 }
+
+}  // namespace bmc_prober_test

@@ -8,6 +8,9 @@
 
 #include "tests/bmc/redfish/redfish_fixture.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace crawler_test {
+
 using namespace ironhold;
 using namespace ironhold::bmc::redfish;
 using namespace ironhold::bmc::redfish::testing;
@@ -381,3 +384,5 @@ TEST_CASE("supports_select reads the root's ProtocolFeaturesSupported, and only 
   odd.add("/redfish/v1", json{{"ProtocolFeaturesSupported", {{"SelectQuery", 1}}}});
   CHECK_FALSE(supports_select(odd));
 }
+
+}  // namespace crawler_test

@@ -9,6 +9,9 @@
 #include "bmc/redfish/redfish_driver.hpp"
 #include "tests/bmc/redfish/driver_test_fixture.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace driver_actions_test {
+
 using namespace ironhold;
 using namespace ironhold::test;
 using namespace ironhold::bmc::redfish;
@@ -251,3 +254,5 @@ TEST_CASE("a controller reset sends Manager.Reset to the first Manager", "[redfi
   CHECK(report.detail == "Manager.Reset ResetType " + expected);
   CHECK(bmc.state().counters().manager_resets == std::map<std::string, unsigned>{{expected, 1}});
 }
+
+}  // namespace driver_actions_test

@@ -3,6 +3,9 @@
 #include "bmc/redfish/redfish_driver.hpp"
 #include "tests/bmc/redfish/driver_test_fixture.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace driver_faults_test {
+
 using namespace ironhold;
 using namespace ironhold::test;
 using namespace ironhold::bmc::redfish;
@@ -131,3 +134,5 @@ TEST_CASE(
     CHECK(poll() == systems);
   }
 }
+
+}  // namespace driver_faults_test

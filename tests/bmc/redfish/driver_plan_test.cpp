@@ -3,6 +3,9 @@
 
 #include "bmc/redfish/actions.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace driver_plan_test {
+
 using namespace ironhold;
 using namespace ironhold::bmc::redfish;
 using nlohmann::json;
@@ -69,3 +72,5 @@ TEST_CASE("identify uses LocationIndicatorActive, or IndicatorLED on older servi
         json{{"IndicatorLED", "Lit"}});
   CHECK_FALSE(identify_patch(json{{"Id", "1"}}, true));
 }
+
+}  // namespace driver_plan_test

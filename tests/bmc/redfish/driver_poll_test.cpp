@@ -6,6 +6,9 @@
 #include "tests/bmc/redfish/driver_test_fixture.hpp"
 #include "tests/support/project_mockups.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace driver_poll_test {
+
 using namespace ironhold;
 using namespace ironhold::test;
 using namespace ironhold::bmc::redfish;
@@ -160,3 +163,5 @@ TEST_CASE("a service that declares $select is polled for the status properties o
   REQUIRE(io.run(rack_driver.poll_status(rack.target())).ok());
   CHECK(rack.state().counters().selected_reads == 0);
 }
+
+}  // namespace driver_poll_test

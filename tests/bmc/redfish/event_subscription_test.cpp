@@ -10,6 +10,9 @@
 #include "tests/bmc/redfish/driver_test_fixture.hpp"
 #include "tests/support/project_mockups.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace event_subscription_test {
+
 using namespace ironhold;
 using namespace ironhold::bmc::redfish;
 using namespace ironhold::test;
@@ -137,3 +140,5 @@ TEST_CASE("a BMC without a usable EventService is unsupported, saying why", "[re
   CHECK(report.error->code == DriverErrorCode::unsupported);
   CHECK(report.error->message == "the BMC has no EventService");
 }
+
+}  // namespace event_subscription_test

@@ -5,6 +5,9 @@
 
 #include <catch2/catch.hpp>
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace firmware_update_test {
+
 using namespace ironhold;
 using namespace ironhold::bmc::redfish;
 using nlohmann::json;
@@ -187,3 +190,5 @@ TEST_CASE("a push's task is one the BMC did not have before, for the push URI",
   CHECK(is_pushed_update({{"TaskState", "Running"}}, "/t/5", uri, before));
   CHECK_FALSE(is_pushed_update({{"Payload", {{"TargetUri", 7}}}}, "/t/6", uri, before));
 }
+
+}  // namespace firmware_update_test

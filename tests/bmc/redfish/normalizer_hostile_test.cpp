@@ -9,6 +9,9 @@
 #include "bmc/redfish/normalizer.hpp"
 #include "tests/bmc/redfish/redfish_fixture.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace normalizer_hostile_test {
+
 using namespace ironhold;
 using namespace ironhold::bmc::redfish;
 using namespace ironhold::bmc::redfish::testing;
@@ -238,3 +241,5 @@ TEST_CASE("several Systems: each gets its own parts, firmware of others is left 
   CHECK(a.firmware[1].component == "BIOS");
   CHECK(a.firmware[1].version == "bios-A");
 }
+
+}  // namespace normalizer_hostile_test

@@ -8,6 +8,9 @@
 #include "bmc/redfish/normalizer.hpp"
 #include "tests/bmc/redfish/redfish_fixture.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace normalizer_mockup_test {
+
 using namespace ironhold;
 using namespace ironhold::bmc::redfish;
 using namespace ironhold::bmc::redfish::testing;
@@ -66,7 +69,8 @@ std::vector<std::string> expected_chassis(const std::filesystem::path& root,
     json c = mockup_doc(root, path);
     if (!c.contains("Links") || !c["Links"].contains("ComputerSystems")) continue;
     for (const auto& l : c["Links"]["ComputerSystems"])
-      if (id_of_link(l) == system && std::find(chassis.begin(), chassis.end(), path) == chassis.end())
+      if (id_of_link(l) == system &&
+          std::find(chassis.begin(), chassis.end(), path) == chassis.end())
         chassis.push_back(path);
   }
   return chassis;
@@ -114,7 +118,8 @@ TEST_CASE("hardware summary of the mockups follows issue 3's definitions",
     CHECK(count_kind(inventory, ComponentKind::gpu) == gpus);
 
     std::optional<double> memory;
-    if (system.contains("MemorySummary") && system["MemorySummary"].contains("TotalSystemMemoryGiB"))
+    if (system.contains("MemorySummary") &&
+        system["MemorySummary"].contains("TotalSystemMemoryGiB"))
       memory = system["MemorySummary"]["TotalSystemMemoryGiB"].get<double>();
     CHECK(inventory.summary.memory_gib == memory);
 
@@ -188,7 +193,8 @@ TEST_CASE("identity, power state and health of the mockup Systems", "[redfish][n
     CHECK(inventory.identity.uuid == text("UUID"));
     CHECK(inventory.identity.bios_version == text("BiosVersion"));
     CHECK(inventory.status.power_state == power_state_of(system["PowerState"].get<std::string>()));
-    std::string rollup = system["Status"].value("HealthRollup", system["Status"].value("Health", ""));
+    std::string rollup =
+        system["Status"].value("HealthRollup", system["Status"].value("Health", ""));
     CHECK(to_string(inventory.status.health) == (rollup == "OK"        ? "ok"
                                                  : rollup == "Warning" ? "warning"
                                                                        : "critical"));
@@ -304,15 +310,15 @@ TEST_CASE("sensor kinds and units of the rackmount1 Sensors", "[redfish][normali
     SensorReading got = by_name[id];
     if (sensor.contains("Reading") && sensor["Reading"].is_number())
       CHECK(got.value == Approx(sensor["Reading"].get<double>()));
-    if (sensor.contains("ReadingUnits")) CHECK(got.unit == sensor["ReadingUnits"].get<std::string>());
+    if (sensor.contains("ReadingUnits"))
+      CHECK(got.unit == sensor["ReadingUnits"].get<std::string>());
     std::string units = sensor.value("ReadingUnits", "");
     if (units == "Cel") CHECK(got.kind == "temperature");
     if (sensor.value("ReadingType", "") == "Voltage") CHECK(got.kind == "voltage");
     if (sensor.value("ReadingType", "") == "Power") CHECK(got.kind == "power");
     if (sensor.value("ReadingType", "") == "Current") CHECK(got.kind == "current");
     if (sensor.contains("Thresholds") && sensor["Thresholds"].contains("UpperCritical"))
-      CHECK(got.thresholds["upper_critical"] ==
-            sensor["Thresholds"]["UpperCritical"]["Reading"]);
+      CHECK(got.thresholds["upper_critical"] == sensor["Thresholds"]["UpperCritical"]["Reading"]);
   }
   // Fan speeds in percent are fans: CPUFan1 backs ThermalSubsystem/Fans/CPU1.
   CHECK(by_name["CPUFan1"].kind == "fan");
@@ -328,8 +334,7 @@ TEST_CASE("log entries become events with severity, time and details", "[redfish
   std::map<std::string, json> expected;
   for (const std::string& entries :
        {std::string("/redfish/v1/Systems/437XR1138R2/LogServices/Log1/Entries"),
-        std::string("/redfish/v1/Managers/BMC/LogServices/Log/Entries")})
-  {
+        std::string("/redfish/v1/Managers/BMC/LogServices/Log/Entries")}) {
     json collection = mockup_doc(root, entries);
     for (const auto& member : collection["Members"]) expected[id_of_link(member)] = member;
   }
@@ -361,3 +366,5 @@ TEST_CASE("status normalization on every status scope crawl", "[redfish][normali
   CHECK(status.system_id == system["Id"].get<std::string>());
   CHECK(status.power_state == PowerState::on);
 }
+
+}  // namespace normalizer_mockup_test

@@ -5,6 +5,9 @@
 
 #include "bmc/redfish/redfish_transport.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace session_cache_test {
+
 using namespace ironhold;
 using namespace ironhold::bmc::redfish;
 using nlohmann::json;
@@ -152,3 +155,5 @@ TEST_CASE("storing a session returns the same BMC and user's sessions under othe
   CHECK(cache.find(other_bmc));
   CHECK(cache.find(new_key)->token == "t-new");
 }
+
+}  // namespace session_cache_test

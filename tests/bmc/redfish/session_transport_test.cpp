@@ -13,6 +13,9 @@
 #include "bmc/redfish/session_cache.hpp"
 #include "tests/bmc/redfish/driver_test_fixture.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace session_transport_test {
+
 using namespace ironhold;
 using namespace ironhold::test;
 using namespace ironhold::bmc::redfish;
@@ -320,3 +323,5 @@ TEST_CASE("a BMC's max_requests_per_second spaces out every request to it", "[re
   std::lock_guard lock(*waits_mutex);
   CHECK(waits->empty());
 }
+
+}  // namespace session_transport_test

@@ -13,6 +13,7 @@
 #include "inventory/util/process.hpp"
 
 namespace ironhold::cloudapi::bcc {
+namespace admin_password_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -98,4 +99,5 @@ TEST_CASE("adminPass decryption rejects what the key did not encrypt", "[bcc][cl
   CHECK_THROWS_AS(encrypt_admin_password("short", "x"), Error);
 }
 
+}  // namespace admin_password_test
 }  // namespace ironhold::cloudapi::bcc

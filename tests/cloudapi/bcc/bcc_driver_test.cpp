@@ -8,6 +8,7 @@
 #include "tests/cloudapi/bcc/bcc_test_bed.hpp"
 
 namespace ironhold::test::bcc {
+namespace bcc_driver_test {
 namespace {
 
 const CloudInstance* find(const std::vector<CloudInstance>& list, const std::string& id) {
@@ -245,4 +246,5 @@ TEST_CASE("BCC endpoint: the region's public endpoint unless overridden", "[bcc]
   CHECK(cloudapi::bcc::bcc_access(account).error);
 }
 
+}  // namespace bcc_driver_test
 }  // namespace ironhold::test::bcc

@@ -9,6 +9,7 @@
 #include "tests/cloudapi/bcc/bcc_samples.hpp"
 
 namespace ironhold::cloudapi::bcc {
+namespace bcc_json_test {
 namespace {
 
 using nlohmann::json;
@@ -251,4 +252,5 @@ TEST_CASE("BCC instance with every InstanceModel key of the Go SDK", "[bcc][clou
   }
 }
 
+}  // namespace bcc_json_test
 }  // namespace ironhold::cloudapi::bcc

@@ -8,6 +8,7 @@
 #include "tests/cloudapi/bcc/bcc_test_bed.hpp"
 
 namespace ironhold::test::bcc {
+namespace bcc_simulator_test {
 namespace {
 
 using cloudapi::bcc::BccCall;
@@ -265,4 +266,5 @@ TEST_CASE("BCC simulator faults: throttling, 5xx, latency, release", "[bcc][clou
   CHECK(json::parse(raw.body).size() == 5);
 }
 
+}  // namespace bcc_simulator_test
 }  // namespace ironhold::test::bcc

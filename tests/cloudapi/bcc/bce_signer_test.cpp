@@ -8,6 +8,7 @@
 #include "tests/cloudapi/bcc/bcc_samples.hpp"
 
 namespace ironhold::cloudapi::bcc {
+namespace bce_signer_test {
 namespace {
 
 using nlohmann::json;
@@ -110,4 +111,5 @@ TEST_CASE("bce-auth-v1 timestamps and Authorization values read back", "[bcc][cl
   CHECK_FALSE(parse_bce_authorization("bce-auth-v1/ak/ts/1800/host"));
 }
 
+}  // namespace bce_signer_test
 }  // namespace ironhold::cloudapi::bcc

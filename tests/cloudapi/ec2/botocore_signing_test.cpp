@@ -8,6 +8,9 @@
 #include "inventory/util/time.hpp"
 #include "tests/cloudapi/ec2/python_oracle.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace botocore_signing_test {
+
 using namespace ironhold::cloudapi::ec2;
 using nlohmann::json;
 
@@ -146,3 +149,5 @@ TEST_CASE("EC2 form bodies use RFC 3986 encoding", "[ec2][cloudapi]") {
   CHECK_FALSE(host_header_for("ftp://h/"));
   CHECK(default_endpoint("eu-west-1") == "https://ec2.eu-west-1.amazonaws.com/");
 }
+
+}  // namespace botocore_signing_test

@@ -10,6 +10,9 @@
 
 #include "tests/cloudapi/ec2/ec2_sim_fixture.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace ec2_driver_test {
+
 namespace asio = boost::asio;
 using namespace ironhold;
 using namespace ironhold::cloudapi::ec2;
@@ -266,3 +269,5 @@ TEST_CASE("EC2 driver reports an endpoint that does not answer as unreachable", 
   REQUIRE(listing.error);
   CHECK(listing.error->code == DriverErrorCode::unreachable);
 }
+
+}  // namespace ec2_driver_test

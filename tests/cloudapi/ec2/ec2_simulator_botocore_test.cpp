@@ -6,6 +6,9 @@
 #include "tests/cloudapi/ec2/ec2_sim_fixture.hpp"
 #include "tests/cloudapi/ec2/python_oracle.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace ec2_simulator_botocore_test {
+
 using ironhold::test::ec2::Ec2SimOnLoopback;
 using nlohmann::json;
 
@@ -46,3 +49,5 @@ TEST_CASE("botocore lists and stops instances on the EC2 simulator", "[ec2][clou
   }
   CHECK(found);
 }
+
+}  // namespace ec2_simulator_botocore_test

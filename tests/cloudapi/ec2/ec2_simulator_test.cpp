@@ -8,6 +8,9 @@
 #include "cloudapi/ec2/ec2_xml.hpp"
 #include "tests/cloudapi/ec2/ec2_sim_fixture.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace ec2_simulator_test {
+
 using namespace ironhold::cloudapi::ec2;
 using ironhold::sim::cloud::ApiReply;
 using ironhold::sim::cloud::ApiRequest;
@@ -252,3 +255,5 @@ TEST_CASE("EC2 simulator injects throttling and errors, and terminates on reques
   CHECK(control(fixture, "POST", "/_sim/instances/i-404/terminate").status == 404);
   CHECK(control(fixture, "GET", "/_sim/instances").status == 200);
 }
+
+}  // namespace ec2_simulator_test

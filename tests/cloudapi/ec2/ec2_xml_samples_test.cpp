@@ -10,6 +10,9 @@
 #include "inventory/util/time.hpp"
 #include "tests/cloudapi/ec2/ec2_test_files.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace ec2_xml_samples_test {
+
 namespace fs = std::filesystem;
 using namespace ironhold::cloudapi::ec2;
 using ironhold::test::ec2::aws_samples_dir;
@@ -297,3 +300,5 @@ TEST_CASE("EC2 states map to power states and status checks to health", "[ec2][c
   CHECK(health_of_checks("not-applicable", "not-applicable") == Health::unknown);
   CHECK(health_of_checks(std::nullopt, std::nullopt) == Health::unknown);
 }
+
+}  // namespace ec2_xml_samples_test

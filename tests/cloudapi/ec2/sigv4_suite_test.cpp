@@ -12,6 +12,9 @@
 #include "inventory/util/time.hpp"
 #include "tests/cloudapi/ec2/ec2_test_files.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace sigv4_suite_test {
+
 namespace fs = std::filesystem;
 using namespace ironhold::cloudapi::ec2;
 using ironhold::test::ec2::aws_samples_dir;
@@ -140,3 +143,5 @@ TEST_CASE("SigV4 dates are written and read in the x-amz-date form", "[ec2][clou
   CHECK_FALSE(parse_amz_date("2015-08-30T12:36:00Z"));
   CHECK_FALSE(parse_amz_date("20151330T123600Z"));
 }
+
+}  // namespace sigv4_suite_test

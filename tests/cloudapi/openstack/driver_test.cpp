@@ -8,6 +8,9 @@
 #include "cloudapi/openstack/openstack_driver.hpp"
 #include "tests/cloudapi/openstack/sim_fixture.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace driver_test {
+
 using namespace ironhold::test::openstack;
 using ironhold::CloudAccountTarget;
 using ironhold::DriverErrorCode;
@@ -387,3 +390,5 @@ TEST_CASE("A failed server is critical with Nova's fault, and a hard reboot reco
   CHECK(described.instance->health == ironhold::Health::ok);
   CHECK(described.instance->power_state == PowerState::on);
 }
+
+}  // namespace driver_test

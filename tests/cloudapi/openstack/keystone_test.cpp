@@ -7,6 +7,9 @@
 #include "inventory/error.hpp"
 #include "tests/cloudapi/openstack/samples.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace keystone_test {
+
 using namespace ironhold::cloudapi::openstack;
 using ironhold::test::openstack::have_samples;
 using ironhold::test::openstack::sample;
@@ -182,3 +185,5 @@ TEST_CASE("Keystone's error body becomes a message", "[openstack][cloudapi]") {
   CHECK_FALSE(keystone_error_message("not json"));
   CHECK_FALSE(keystone_error_message(R"({"error": "x"})"));
 }
+
+}  // namespace keystone_test

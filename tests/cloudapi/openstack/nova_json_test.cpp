@@ -8,6 +8,9 @@
 #include "inventory/error.hpp"
 #include "tests/cloudapi/openstack/samples.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace nova_json_test {
+
 using namespace ironhold::cloudapi::openstack;
 using ironhold::Health;
 using ironhold::PowerState;
@@ -312,3 +315,5 @@ TEST_CASE("Markers are read from next links", "[openstack][cloudapi]") {
   CHECK(utc_seconds("2017-02-14T19:24:42Z") == "2017-02-14T19:24:42Z");
   CHECK_FALSE(utc_seconds("yesterday"));
 }
+
+}  // namespace nova_json_test

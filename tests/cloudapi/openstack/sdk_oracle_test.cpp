@@ -7,6 +7,9 @@
 #include "inventory/util/process.hpp"
 #include "tests/cloudapi/openstack/sim_fixture.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace sdk_oracle_test {
+
 using namespace ironhold::test::openstack;
 using nlohmann::json;
 
@@ -64,3 +67,5 @@ TEST_CASE("openstacksdk lists the simulator's servers and stops one", "[openstac
   for (const auto& s : after["instances"])
     if (s["id"] == running) CHECK(s["task_state"] == "powering-off");
 }
+
+}  // namespace sdk_oracle_test

@@ -9,6 +9,9 @@
 #include "sim/cloud/openstack/openstack_simulator.hpp"
 #include "tests/cloudapi/openstack/sim_fixture.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace simulator_test {
+
 using namespace ironhold::test::openstack;
 using ironhold::sim::cloud::openstack::ApplicationCredential;
 using ironhold::sim::cloud::openstack::OpenStackSimulatorOptions;
@@ -302,3 +305,5 @@ TEST_CASE("A terminated server leaves the listing and shows in changes-since",
   CHECK(listed_deleted);
   CHECK(fx.call("POST", "/_sim/instances/nope/terminate").status == 404);
 }
+
+}  // namespace simulator_test

@@ -8,6 +8,9 @@
 #include "inventory/crypto/primitives.hpp"
 #include "inventory/error.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace password_hash_test {
+
 using namespace ironhold::crypto;
 
 namespace {
@@ -161,3 +164,5 @@ TEST_CASE("a 1000-character password hashes and verifies", "[crypto][password]")
   password.back() = ' ';
   CHECK_FALSE(verify_password(password, stored));
 }
+
+}  // namespace password_hash_test

@@ -1,13 +1,17 @@
-#include <catch2/catch.hpp>
+#include "inventory/crypto/secret_box.hpp"
 
-#include <filesystem>
-#include <fstream>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
 #include "inventory/crypto/primitives.hpp"
-#include "inventory/crypto/secret_box.hpp"
 #include "inventory/error.hpp"
+
+// This file's names, apart from those of the other test files compiled with it.
+namespace secret_box_test {
 
 using namespace ironhold;
 
@@ -40,7 +44,8 @@ TEST_CASE("AES-256-GCM matches a published test vector", "[crypto]") {
 }
 
 TEST_CASE("a master key file is generated 0600 and refused when others may read it", "[crypto]") {
-  const auto dir = std::filesystem::temp_directory_path() / ("ih-key-" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("ih-key-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const auto file = dir / "master.key";
   const auto key = crypto::load_master_key(file, true);
@@ -56,3 +61,5 @@ TEST_CASE("a master key file is generated 0600 and refused when others may read 
   CHECK_THROWS_AS(crypto::load_master_key(dir / "missing.key", false), Error);
   std::filesystem::remove_all(dir);
 }
+
+}  // namespace secret_box_test

@@ -6,6 +6,9 @@
 #include "inventory/crypto/primitives.hpp"
 #include "inventory/crypto/sha256_stream.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace url_signer_test {
+
 using namespace ironhold::crypto;
 using namespace std::chrono_literals;
 
@@ -56,3 +59,5 @@ TEST_CASE("SHA-256 in pieces equals SHA-256 at once, and HMAC matches RFC 4231",
   CHECK(to_hex(hmac_sha256("Jefe", "what do ya want for nothing?")) ==
         "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
 }
+
+}  // namespace url_signer_test

@@ -11,6 +11,9 @@
 #include "inventory/db/alert_store.hpp"
 #include "tests/inventory/db/store_fixture.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace alert_evaluation_test {
+
 using namespace ironhold;
 using ironhold::test::StoreFixture;
 
@@ -213,3 +216,5 @@ TEST_CASE("one instance evaluates at a time", "[db][alerts]") {
   tx.commit();
   CHECK(f.pass().ran);
 }
+
+}  // namespace alert_evaluation_test

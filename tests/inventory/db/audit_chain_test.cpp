@@ -12,6 +12,9 @@
 #include "tests/support/random_key.hpp"
 #include "tests/support/test_database.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace audit_chain_test {
+
 using namespace ironhold;
 using ironhold::test::random_key;
 using ironhold::test::TestDatabase;
@@ -249,3 +252,5 @@ TEST_CASE("entries written before the chain existed are sealed into it by the fi
   CHECK(database.execute("SELECT actor FROM audit_log WHERE seq = 1") == "alice");
   CHECK(database.execute("SELECT actor FROM audit_log WHERE seq = 3") == "carol");
 }
+
+}  // namespace audit_chain_test

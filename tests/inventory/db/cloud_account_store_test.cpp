@@ -11,6 +11,9 @@
 #include "inventory/error.hpp"
 #include "tests/support/test_database.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace cloud_account_store_test {
+
 using namespace ironhold;
 using ironhold::test::TestDatabase;
 using nlohmann::json;
@@ -396,3 +399,5 @@ TEST_CASE("an account's request rate is validated", "[db][cloud]") {
   body["options"] = {{"gpu_aliases", {{"a100", "NVIDIA A100"}}}};  // OpenStack's, not BCC's
   CHECK_THROWS_AS(parse_cloud_account_spec(body), Error);
 }
+
+}  // namespace cloud_account_store_test

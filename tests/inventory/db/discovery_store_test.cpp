@@ -8,6 +8,9 @@
 #include "inventory/error.hpp"
 #include "tests/support/test_database.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace discovery_store_test {
+
 using namespace ironhold;
 using ironhold::test::TestDatabase;
 using nlohmann::json;
@@ -88,3 +91,5 @@ TEST_CASE("a run whose lease ran out is failed by the next reader, a live one is
   CHECK(f.store.get(live.id).state == "failed");
   CHECK(f.store.recent(10).size() == 2);
 }
+
+}  // namespace discovery_store_test

@@ -13,6 +13,9 @@
 
 #include "tests/support/test_cluster.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace embedded_cluster_test {
+
 namespace fs = std::filesystem;
 using ironhold::db::EmbeddedCluster;
 using ironhold::test::TempDir;
@@ -156,6 +159,25 @@ TEST_CASE("the runtime role uses the owner's tables but cannot create or drop an
   CHECK(refused(runtime, "ALTER TABLE items ADD COLUMN extra int"));
 }
 
+TEST_CASE(
+    "the service's cluster waits for the disk at every commit, the tests' throwaway one not") {
+  Scratch scratch;
+  {
+    auto cluster = scratch.start();
+    CHECK(query_value(cluster->superuser_url(), "SHOW fsync") == "on");
+    CHECK(query_value(cluster->superuser_url(), "SHOW synchronous_commit") == "on");
+    CHECK(query_value(cluster->superuser_url(), "SHOW full_page_writes") == "on");
+    cluster->stop();
+  }
+  auto throwaway = EmbeddedCluster::start({.data_dir = scratch.data_dir(), .durable = false});
+  CHECK(query_value(throwaway->superuser_url(), "SHOW fsync") == "off");
+  CHECK(query_value(throwaway->superuser_url(), "SHOW synchronous_commit") == "off");
+  throwaway->stop();
+  // Started again as the service would: durable again, whatever the last start wrote.
+  auto again = scratch.start();
+  CHECK(query_value(again->superuser_url(), "SHOW fsync") == "on");
+}
+
 TEST_CASE("a restarted cluster keeps its data") {
   Scratch scratch;
   auto cluster = scratch.start();
@@ -270,3 +292,5 @@ TEST_CASE("as root, a data directory the database user cannot reach gets its clu
   CHECK(cluster->cluster_dir() == where);
   CHECK(query_value(cluster->runtime_url(), "SELECT v FROM kept") == "7");
 }
+
+}  // namespace embedded_cluster_test

@@ -10,6 +10,9 @@
 #include "inventory/error.hpp"
 #include "tests/inventory/db/store_fixture.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace event_subscription_store_test {
+
 using namespace ironhold;
 using namespace std::chrono_literals;
 using ironhold::test::StoreFixture;
@@ -156,3 +159,5 @@ TEST_CASE("a retired node's credentials stay until its subscription is off the B
   CHECK(f.count("SELECT count(*) FROM event_subscriptions") == 0);
   CHECK(f.count("SELECT count(*) FROM node_credentials") == 0);
 }
+
+}  // namespace event_subscription_store_test

@@ -17,6 +17,9 @@
 #include "inventory/crypto/primitives.hpp"
 #include "tests/inventory/db/store_fixture.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace firmware_spool_test {
+
 using namespace ironhold;
 namespace fs = std::filesystem;
 
@@ -130,3 +133,5 @@ TEST_CASE("a spool directory that is not this user's own is refused", "[firmware
   REQUIRE(std::holds_alternative<std::string>(copy));
   CHECK(std::get<std::string>(copy).find("not a directory of this user") != std::string::npos);
 }
+
+}  // namespace firmware_spool_test

@@ -15,6 +15,9 @@
 #include "tests/support/random_key.hpp"
 #include "tests/support/test_database.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace key_rotation_test {
+
 using namespace ironhold;
 using ironhold::test::random_key;
 using ironhold::test::TestDatabase;
@@ -124,3 +127,5 @@ TEST_CASE("the master key file holds the current key first, then older ones",
                     Catch::Contains("exactly one key"));
   std::filesystem::remove_all(dir);
 }
+
+}  // namespace key_rotation_test

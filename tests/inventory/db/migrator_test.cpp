@@ -14,6 +14,9 @@
 #include "inventory/error.hpp"
 #include "tests/support/test_database.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace migrator_test {
+
 using ironhold::Error;
 using ironhold::ErrorKind;
 using ironhold::db::migrate;
@@ -158,3 +161,5 @@ TEST_CASE("two concurrent migrators apply each file exactly once") {
   CHECK(ledger(db.owner_url()).size() == migrations.size());
   CHECK(count_tables(db.owner_url(), "race_%") == 6);
 }
+
+}  // namespace migrator_test

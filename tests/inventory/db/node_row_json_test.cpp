@@ -12,6 +12,7 @@
 using nlohmann::json;
 
 namespace ironhold::test {
+namespace node_row_json_test {
 namespace {
 
 json spec(const std::string& name, json extra) {
@@ -106,4 +107,5 @@ TEST_CASE("a node list rendered from the rows says what to_json of the nodes say
   }
 }
 
+}  // namespace node_row_json_test
 }  // namespace ironhold::test

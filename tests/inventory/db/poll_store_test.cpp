@@ -10,6 +10,9 @@
 #include "inventory/db/node_store.hpp"
 #include "tests/support/test_database.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace poll_store_test {
+
 using namespace ironhold;
 using ironhold::test::TestDatabase;
 using nlohmann::json;
@@ -447,6 +450,78 @@ TEST_CASE("a result the database refuses loses nothing else in its batch", "[pol
   REQUIRE(sensors.size() == 2);
 }
 
+TEST_CASE("a poll that finds what the last one found takes no row lock and writes no node row",
+          "[poller][db]") {
+  Fixture f;
+  const Node a = f.enroll("a");
+  // xmin names the transaction that wrote the row version, xmax one that locked or deleted it:
+  // both stay as they are when nothing touches the row.
+  const auto row_version = [&] {
+    pqxx::connection c(f.database.owner_url());
+    pqxx::nontransaction tx(c);
+    const auto r =
+        tx.exec1("SELECT xmin::text || '/' || xmax::text FROM nodes WHERE id = '" + a.id + "'");
+    return r[0].as<std::string>();
+  };
+  const auto record = [&](db::PollResult result) {
+    std::vector<db::PollResult> batch;
+    batch.push_back(std::move(result));
+    f.polls.record(batch, "me");
+  };
+  const auto finished = [&] {
+    return f.count("SELECT count(*) FROM poll_schedule WHERE kind = 'status' AND node_id = '" +
+                   a.id + "' AND last_finished IS NOT NULL AND lease_owner IS NULL");
+  };
+
+  record(status_result(a.id, {{"1", PowerState::on, Health::ok}}));
+  const std::string answered = row_version();
+  record(status_result(a.id, {{"1", PowerState::on, Health::ok}}));
+  CHECK(row_version() == answered);
+  CHECK(finished() == 1);  // the schedule still hears of the poll
+
+  record(failed_result(a.id, DriverErrorCode::timeout, "no answer in 10 s"));
+  const std::string failing = row_version();
+  CHECK(failing != answered);
+  record(failed_result(a.id, DriverErrorCode::timeout, "no answer in 10 s"));
+  CHECK(row_version() == failing);
+  // Another message is a change: written, without a second event for the same error.
+  record(failed_result(a.id, DriverErrorCode::timeout, "no answer in 20 s"));
+  CHECK(row_version() != failing);
+  CHECK(f.nodes.get(a.id).last_error_message == "no answer in 20 s");
+  CHECK(f.count("SELECT count(*) FROM events WHERE kind = 'timeout'") == 1);
+
+  // Back with other power: written, with its events.
+  record(status_result(a.id, {{"1", PowerState::off, Health::ok}}));
+  CHECK(f.nodes.get(a.id).power_state == PowerState::off);
+  CHECK(f.nodes.get(a.id).reachable == true);
+  CHECK(f.count("SELECT count(*) FROM events WHERE kind = 'recovered'") == 1);
+  CHECK(f.count("SELECT count(*) FROM events WHERE kind = 'power_change'") == 1);
+}
+
+TEST_CASE("a batch with a result PostgreSQL refuses records the others and frees every lease",
+          "[poller][db]") {
+  Fixture f;
+  const Node a = f.enroll("a");
+  const Node b = f.enroll("b");
+  f.polls.claim("me", f.drivers, 10, std::chrono::seconds(60));
+  // A constraint of the kind a migration could add, refusing what this result writes for a.
+  f.sql(
+      "CREATE FUNCTION refuse_a() RETURNS trigger LANGUAGE plpgsql AS "
+      "$$ BEGIN RAISE EXCEPTION 'refused for the test'; END $$");
+  f.sql(
+      "CREATE TRIGGER refuse_a BEFORE UPDATE ON nodes FOR EACH ROW "
+      "WHEN (NEW.name = 'a' AND NEW.power_state = 'off') EXECUTE FUNCTION refuse_a()");
+  f.sql("GRANT EXECUTE ON FUNCTION refuse_a() TO PUBLIC");
+  std::vector<db::PollResult> batch;
+  batch.push_back(status_result(a.id, {{"1", PowerState::off, Health::ok}}));
+  batch.push_back(status_result(b.id, {{"1", PowerState::off, Health::ok}}));
+  f.polls.record(batch, "me");
+  CHECK(f.nodes.get(a.id).power_state == PowerState::unknown);
+  CHECK(f.nodes.get(b.id).power_state == PowerState::off);
+  CHECK(f.count("SELECT count(*) FROM poll_schedule WHERE kind = 'status' AND lease_owner IS NULL "
+                "AND last_finished IS NOT NULL") == 2);
+}
+
 TEST_CASE("what a BMC's log held at the first read is history, later entries are alerts",
           "[poller][db][alerts]") {
   Fixture f;
@@ -476,3 +551,5 @@ TEST_CASE("what a BMC's log held at the first read is history, later entries are
   CHECK(f.count("SELECT count(*) FROM alerts WHERE source = 'hardware_log' AND node_id = '" + a.id +
                 "' AND severity = 'critical' AND summary LIKE '%PSU 1 lost input'") == 1);
 }
+
+}  // namespace poll_store_test

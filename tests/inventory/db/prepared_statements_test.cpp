@@ -14,6 +14,7 @@
 #include "tests/inventory/db/store_fixture.hpp"
 
 namespace ironhold::test {
+namespace prepared_statements_test {
 namespace {
 
 // The statements prepared on the pool's (only) connection.
@@ -73,4 +74,5 @@ TEST_CASE("the hottest reads are prepared once per connection only when the serv
   }
 }
 
+}  // namespace prepared_statements_test
 }  // namespace ironhold::test

@@ -9,6 +9,9 @@
 #include "inventory/error.hpp"
 #include "tests/inventory/db/store_fixture.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace provisioning_store_test {
+
 using namespace ironhold;
 using nlohmann::json;
 using namespace std::chrono_literals;
@@ -135,3 +138,5 @@ TEST_CASE("a node without known MACs needs one named, expired and closed session
   CHECK_FALSE(f.sessions.grant_script("52:54:00:00:00:07", "127.0.0.9"));
   CHECK_THROWS_AS(f.sessions.complete(fresh->token, f.report(true, "too late")), Error);
 }
+
+}  // namespace provisioning_store_test

@@ -6,6 +6,9 @@
 
 #include "tests/support/test_database.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace sign_in_throttle_test {
+
 using namespace ironhold;
 using namespace std::chrono_literals;
 using ironhold::test::TestDatabase;
@@ -47,3 +50,5 @@ TEST_CASE("failed sign-ins block a source after the free ones, doubling up to th
   database.execute("UPDATE sign_in_failures SET window_start = now() - interval '1 hour'");
   CHECK(throttle.prune() == 1);
 }
+
+}  // namespace sign_in_throttle_test

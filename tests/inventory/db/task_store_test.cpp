@@ -11,6 +11,9 @@
 #include "inventory/error.hpp"
 #include "tests/inventory/db/store_fixture.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace task_store_test {
+
 using namespace ironhold;
 using nlohmann::json;
 using namespace std::chrono_literals;
@@ -339,3 +342,5 @@ TEST_CASE("each task step sent or ended is audited once, not each time the steps
   CHECK(rows[1][0].as<std::string>() == "send");
   CHECK(rows[1][1].as<std::string>() == "sending");
 }
+
+}  // namespace task_store_test

@@ -10,6 +10,9 @@
 #include "inventory/error.hpp"
 #include "tests/support/test_database.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace user_store_test {
+
 using namespace ironhold;
 using ironhold::test::TestDatabase;
 
@@ -100,3 +103,5 @@ TEST_CASE("new passwords and names are checked, grants need a known project", "[
   users.remove("ada");
   CHECK_FALSE(users.get("ada"));
 }
+
+}  // namespace user_store_test

@@ -6,6 +6,9 @@
 #include "inventory/discovery/address_range.hpp"
 #include "inventory/error.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace discovery_request_test {
+
 using namespace ironhold;
 using namespace ironhold::discovery;
 using nlohmann::json;
@@ -105,3 +108,5 @@ TEST_CASE("enrolled names are the prefix and the address, with a port off the st
   CHECK(node_name_for("bmc-", Endpoint{"ipmi", "10.0.0.5", 6230}) == "bmc-10-0-0-5-6230");
   CHECK(node_name_for("lab.", Endpoint{"https", "fd00::1", 8443}) == "lab.fd00--1-8443");
 }
+
+}  // namespace discovery_request_test

@@ -7,6 +7,9 @@
 
 #include "inventory/error.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace redfish_event_test {
+
 using namespace ironhold;
 using nlohmann::json;
 
@@ -109,3 +112,5 @@ TEST_CASE("what is not an Event document is refused, saying what is wrong", "[ev
   // An empty array is a document with nothing in it, not an error.
   CHECK(events::read_redfish_event(document(json::array())).events.empty());
 }
+
+}  // namespace redfish_event_test

@@ -4,6 +4,9 @@
 
 #include <catch2/catch.hpp>
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace access_test {
+
 using namespace ironhold;
 
 TEST_CASE("grants add up per project, and a grant in every project covers each one", "[access]") {
@@ -70,3 +73,5 @@ TEST_CASE("project names are lower-case slugs", "[access]") {
   CHECK_FALSE(valid_project_name("lab/x"));
   CHECK_FALSE(valid_project_name(std::string(64, 'a')));
 }
+
+}  // namespace access_test

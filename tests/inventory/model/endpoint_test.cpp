@@ -1,6 +1,9 @@
+#include "inventory/model/endpoint.hpp"
+
 #include <catch2/catch.hpp>
 
-#include "inventory/model/endpoint.hpp"
+// This file's names, apart from those of the other test files compiled with it.
+namespace endpoint_test {
 
 using ironhold::parse_endpoint;
 
@@ -25,13 +28,15 @@ TEST_CASE("endpoints parse into scheme, host and port", "[model][endpoint]") {
 }
 
 TEST_CASE("bad endpoints are refused with a reason", "[model][endpoint]") {
-  for (const char* text : {"", "https://", "gopher://h", "https://h:0", "https://h:65536", "https://h:12a",
-                           "https://u:p@h", "https://h/redfish/v1", "https://h?x=1", "https://300.1.1.1",
-                           "https://[::1", "https://[zz::1]", "https://-bad-.example", "https://a..b",
-                           "https://h:"}) {
+  for (const char* text :
+       {"", "https://", "gopher://h", "https://h:0", "https://h:65536", "https://h:12a",
+        "https://u:p@h", "https://h/redfish/v1", "https://h?x=1", "https://300.1.1.1",
+        "https://[::1", "https://[zz::1]", "https://-bad-.example", "https://a..b", "https://h:"}) {
     std::string why;
     INFO(text);
     CHECK_FALSE(parse_endpoint(text, why));
     CHECK_FALSE(why.empty());
   }
 }
+
+}  // namespace endpoint_test

@@ -5,6 +5,9 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace json_scan_test {
+
 using nlohmann::json;
 namespace json_text = ironhold::json_text;
 
@@ -99,3 +102,5 @@ TEST_CASE("text that ends early or is not an object finds no member", "[json_tex
   CHECK_FALSE(json_text::member(R"({"b": 1 "a": 2})", "a"));
   CHECK(compact("") == "");
 }
+
+}  // namespace json_scan_test

@@ -10,6 +10,9 @@
 
 #include "inventory/error.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace lifecycle_test {
+
 using namespace ironhold;
 using L = Lifecycle;
 
@@ -106,3 +109,5 @@ TEST_CASE("a refused action names the state and the allowed actions", "[lifecycl
     }
   }
 }
+
+}  // namespace lifecycle_test

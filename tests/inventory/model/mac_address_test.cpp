@@ -3,6 +3,9 @@
 
 #include <catch2/catch.hpp>
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace mac_address_test {
+
 using ironhold::normalize_mac;
 
 TEST_CASE("MAC addresses are read in their common spellings", "[model][mac]") {
@@ -19,3 +22,5 @@ TEST_CASE("what is not a MAC address is refused", "[model][mac]") {
     CHECK_FALSE(normalize_mac(bad));
   }
 }
+
+}  // namespace mac_address_test

@@ -6,6 +6,9 @@
 #include "inventory/model/json_text.hpp"
 #include "inventory/model/node.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace node_json_test {
+
 using ironhold::Node;
 using nlohmann::json;
 
@@ -131,3 +134,5 @@ TEST_CASE("strings are escaped as dump() escapes them, for every byte and random
     REQUIRE(written_string(text) == dumped(json(text)));
   }
 }
+
+}  // namespace node_json_test

@@ -1,8 +1,12 @@
+#include "inventory/model/node_query.hpp"
+
 #include <catch2/catch.hpp>
 
 #include "inventory/crypto/primitives.hpp"
 #include "inventory/error.hpp"
-#include "inventory/model/node_query.hpp"
+
+// This file's names, apart from those of the other test files compiled with it.
+namespace node_query_test {
 
 using namespace ironhold;
 
@@ -14,7 +18,8 @@ TEST_CASE("a cursor carries the filters, sort, limit and position", "[model][que
   REQUIRE(add_filter_parameter(q.filter, "q", "gpu"));
   q.sort = parse_node_sort("-last_seen");
   q.limit = 7;
-  const auto cursor = encode_cursor(q, "2026-11-29T10:00:00.000000Z", "5b1c3e1a-9f0e-4a47-9e38-3c7f4d2b9a10");
+  const auto cursor =
+      encode_cursor(q, "2026-11-29T10:00:00.000000Z", "5b1c3e1a-9f0e-4a47-9e38-3c7f4d2b9a10");
   const auto back = decode_cursor(cursor);
   CHECK(back.filter.health == std::vector<std::string>{"warning", "critical"});
   CHECK(back.filter.tags == std::vector<std::pair<std::string, std::string>>{{"team", "ml"}});
@@ -31,9 +36,13 @@ TEST_CASE("tampered cursors and bad filters are refused", "[model][query]") {
   auto encode = [](const std::string& text) {
     return crypto::base64url({reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
   };
-  for (const std::string doc : {"{}", "[]", "{\"v\":1,\"f\":{},\"s\":\"name\",\"l\":5000,\"k\":\"a\",\"i\":\"5b1c3e1a-9f0e-4a47-9e38-3c7f4d2b9a10\"}",
-                                "{\"v\":1,\"f\":{\"health\":[\"fine\"]},\"s\":\"name\",\"l\":5,\"k\":\"a\",\"i\":\"5b1c3e1a-9f0e-4a47-9e38-3c7f4d2b9a10\"}",
-                                "{\"v\":1,\"f\":{},\"s\":\"name\",\"l\":5,\"k\":\"a\",\"i\":\"'; DROP TABLE nodes; --\"}"}) {
+  for (const std::string doc : {"{}", "[]",
+                                "{\"v\":1,\"f\":{},\"s\":\"name\",\"l\":5000,\"k\":\"a\",\"i\":"
+                                "\"5b1c3e1a-9f0e-4a47-9e38-3c7f4d2b9a10\"}",
+                                "{\"v\":1,\"f\":{\"health\":[\"fine\"]},\"s\":\"name\",\"l\":5,"
+                                "\"k\":\"a\",\"i\":\"5b1c3e1a-9f0e-4a47-9e38-3c7f4d2b9a10\"}",
+                                "{\"v\":1,\"f\":{},\"s\":\"name\",\"l\":5,\"k\":\"a\",\"i\":\"'; "
+                                "DROP TABLE nodes; --\"}"}) {
     INFO(doc);
     CHECK_THROWS_AS(decode_cursor(encode(doc)), Error);
   }
@@ -43,3 +52,5 @@ TEST_CASE("tampered cursors and bad filters are refused", "[model][query]") {
   CHECK_THROWS_AS(add_filter_parameter(f, "power_state", "sleeping"), Error);
   CHECK_FALSE(add_filter_parameter(f, "sort", "name"));
 }
+
+}  // namespace node_query_test

@@ -1,7 +1,11 @@
+#include "inventory/model/node_spec.hpp"
+
 #include <catch2/catch.hpp>
 
 #include "inventory/error.hpp"
-#include "inventory/model/node_spec.hpp"
+
+// This file's names, apart from those of the other test files compiled with it.
+namespace node_spec_test {
 
 using namespace ironhold;
 using nlohmann::json;
@@ -50,13 +54,18 @@ TEST_CASE("wrong types are 400 naming the field, unacceptable values 422", "[mod
   CHECK(failure(body) == std::make_pair(ErrorKind::unprocessable, std::string("endpoint")));
   body = base();
   body["options"] = {{"cipher_suites", {17}}};  // an IPMI option on a Redfish endpoint
-  CHECK(failure(body) == std::make_pair(ErrorKind::unprocessable, std::string("options.cipher_suites")));
+  CHECK(failure(body) ==
+        std::make_pair(ErrorKind::unprocessable, std::string("options.cipher_suites")));
   body = base();
   body["options"] = {{"tls", "ca"}};
-  CHECK(failure(body) == std::make_pair(ErrorKind::unprocessable, std::string("options.ca_bundle")));
+  CHECK(failure(body) ==
+        std::make_pair(ErrorKind::unprocessable, std::string("options.ca_bundle")));
   body = base();
-  body["options"] = {{"tls", "ca"}, {"ca_bundle", "-----BEGIN CERTIFICATE-----\nnope\n-----END CERTIFICATE-----\n"}};
-  CHECK(failure(body) == std::make_pair(ErrorKind::unprocessable, std::string("options.ca_bundle")));
+  body["options"] = {
+      {"tls", "ca"},
+      {"ca_bundle", "-----BEGIN CERTIFICATE-----\nnope\n-----END CERTIFICATE-----\n"}};
+  CHECK(failure(body) ==
+        std::make_pair(ErrorKind::unprocessable, std::string("options.ca_bundle")));
   body = base();
   body["name"] = "has space";
   CHECK(failure(body) == std::make_pair(ErrorKind::unprocessable, std::string("name")));
@@ -66,17 +75,20 @@ TEST_CASE("wrong types are 400 naming the field, unacceptable values 422", "[mod
 }
 
 TEST_CASE("IPMI options are validated and kg kept apart from public options", "[model][spec]") {
-  json body = {{"name", "ipmi-1"},
-               {"driver", "ipmi"},
-               {"endpoint", "ipmi://10.0.0.9:623"},
-               {"options", {{"cipher_suites", {17, 3}}, {"privilege", "operator"}, {"kg", "00ff"}}}};
+  json body = {
+      {"name", "ipmi-1"},
+      {"driver", "ipmi"},
+      {"endpoint", "ipmi://10.0.0.9:623"},
+      {"options", {{"cipher_suites", {17, 3}}, {"privilege", "operator"}, {"kg", "00ff"}}}};
   auto spec = parse_node_spec(body);
   CHECK(spec.options == json({{"cipher_suites", {17, 3}}, {"privilege", "operator"}}));
   CHECK(spec.kg == "00ff");
   body["options"]["cipher_suites"] = {17, 1};  // suite 1 (no encryption) is not implemented
-  CHECK(failure(body) == std::make_pair(ErrorKind::unprocessable, std::string("options.cipher_suites")));
+  CHECK(failure(body) ==
+        std::make_pair(ErrorKind::unprocessable, std::string("options.cipher_suites")));
   body["options"]["cipher_suites"] = {17, 17};
-  CHECK(failure(body) == std::make_pair(ErrorKind::unprocessable, std::string("options.cipher_suites")));
+  CHECK(failure(body) ==
+        std::make_pair(ErrorKind::unprocessable, std::string("options.cipher_suites")));
   body["options"]["cipher_suites"] = {"17"};
   CHECK(failure(body) == std::make_pair(ErrorKind::invalid, std::string("options.cipher_suites")));
 }
@@ -89,17 +101,21 @@ TEST_CASE("a patch merges into the current node and keeps a write-only kg", "[mo
   current.options = {{"privilege", "admin"}};
   current.tags = {{"a", "1"}, {"b", "2"}};
   bool credentials_changed = true;
-  auto spec = apply_node_patch(current, std::string("abcd"), {{"tags", {{"a", nullptr}, {"c", "3"}}}},
-                               credentials_changed);
+  auto spec = apply_node_patch(current, std::string("abcd"),
+                               {{"tags", {{"a", nullptr}, {"c", "3"}}}}, credentials_changed);
   CHECK_FALSE(credentials_changed);
   CHECK(spec.tags == json({{"b", "2"}, {"c", "3"}}));
   CHECK(spec.kg == "abcd");
   CHECK(spec.options == json({{"privilege", "admin"}}));
-  spec = apply_node_patch(current, std::string("abcd"), {{"options", {{"kg", nullptr}}}}, credentials_changed);
+  spec = apply_node_patch(current, std::string("abcd"), {{"options", {{"kg", nullptr}}}},
+                          credentials_changed);
   CHECK_FALSE(spec.kg);
   spec = apply_node_patch(current, std::nullopt,
-                          {{"credentials", {{"username", "u"}, {"password", "p"}}}}, credentials_changed);
+                          {{"credentials", {{"username", "u"}, {"password", "p"}}}},
+                          credentials_changed);
   CHECK(credentials_changed);
   REQUIRE(spec.credentials);
   CHECK(spec.credentials->password == "p");
 }
+
+}  // namespace node_spec_test

@@ -4,6 +4,9 @@
 
 #include <catch2/catch.hpp>
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace pxe_image_test {
+
 using namespace ironhold;
 
 TEST_CASE("images are http, https or tftp URLs without iPXE syntax", "[model][pxe]") {
@@ -34,3 +37,5 @@ TEST_CASE("the advertise URL is an http(s) base URL", "[model][pxe]") {
   CHECK(advertise_url_problem("http://x/?a=1"));
   CHECK(advertise_url_problem("http://x/$y"));
 }
+
+}  // namespace pxe_image_test

@@ -6,6 +6,9 @@
 
 #include "inventory/error.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace rollout_test {
+
 using namespace ironhold;
 using nlohmann::json;
 
@@ -93,3 +96,5 @@ TEST_CASE("no more than max_parallel_per_rack of one rack at once", "[model][rol
   CHECK(nodes_to_start(nodes, 2) == std::vector<std::size_t>{2, 5, 6, 7});
   CHECK(nodes_to_start(nodes, 1).size() == 3);  // R12 is busy with node 0
 }
+
+}  // namespace rollout_test

@@ -10,6 +10,9 @@
 #include "inventory/db/poll_store.hpp"
 #include "tests/inventory/db/store_fixture.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace poll_lease_store_test {
+
 using namespace ironhold;
 using namespace ironhold::test;
 using namespace std::chrono_literals;
@@ -106,3 +109,5 @@ TEST_CASE("connections carry the instance's name in pg_stat_activity, unless the
                          "'ironhold-cd pool' AND datname = current_database()") == "1");
   CHECK(name_of(pool.listen_url()) == "ironhold-cd listen");
 }
+
+}  // namespace poll_lease_store_test

@@ -3,6 +3,9 @@
 
 #include <catch2/catch.hpp>
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace poll_policy_test {
+
 using namespace ironhold;
 using std::chrono::milliseconds;
 
@@ -45,3 +48,5 @@ TEST_CASE("failures back off exponentially up to a cap, auth failures wait longe
   CHECK(next_poll_in(iv, db::PollKind::status, failed(DriverErrorCode::auth_failed), 0, 0.5) ==
         iv.auth_failed_backoff);
 }
+
+}  // namespace poll_policy_test

@@ -19,6 +19,9 @@
 #include "tests/support/server/http_client.hpp"
 #include "tests/support/server/test_server.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace cloud_e2e_test {
+
 using namespace ironhold;
 using namespace ironhold::test;
 using nlohmann::json;
@@ -402,3 +405,5 @@ TEST_CASE("a reprovision task rebuilds a cloud instance through its provider",
   const auto audit = http_get(server.port(), "/api/v1/audit?limit=1000", server.token("auditor"));
   CHECK(audit.body.find(password) == std::string::npos);
 }
+
+}  // namespace cloud_e2e_test

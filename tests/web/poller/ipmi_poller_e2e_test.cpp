@@ -10,6 +10,9 @@
 #include "tests/support/server/test_server.hpp"
 #include "tests/web/poller/poller_helpers.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace ipmi_poller_e2e_test {
+
 using namespace ironhold;
 using namespace ironhold::test;
 using namespace std::chrono_literals;
@@ -93,3 +96,5 @@ TEST_CASE("an IPMI BMC that rejects the password shows auth_failed, without a lo
   std::this_thread::sleep_for(4s);
   CHECK(fleet.describe(0)["counters"]["logins_failed"] == 1);
 }
+
+}  // namespace ipmi_poller_e2e_test

@@ -11,6 +11,9 @@
 #include "tests/support/server/test_server.hpp"
 #include "tests/web/poller/poller_helpers.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace poller_e2e_test {
+
 using namespace ironhold;
 using namespace ironhold::test;
 using namespace std::chrono_literals;
@@ -288,3 +291,5 @@ TEST_CASE("every DMTF mockup enrolls through the simulator and matches its files
     }
   }
 }
+
+}  // namespace poller_e2e_test

@@ -11,6 +11,9 @@
 #include "tests/support/server/test_server.hpp"
 #include "tests/web/poller/poller_helpers.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace poller_shutdown_test {
+
 using namespace ironhold;
 using namespace ironhold::test;
 using namespace std::chrono_literals;
@@ -38,3 +41,5 @@ TEST_CASE("stopping with a poll in flight to a BMC that never answers frees the 
 
   server.stop();
 }
+
+}  // namespace poller_shutdown_test

@@ -9,6 +9,9 @@
 #include "tests/support/server/http_client.hpp"
 #include "tests/support/server/test_server.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace audit_routes_test {
+
 using namespace ironhold;
 using namespace ironhold::test;
 using nlohmann::json;
@@ -236,3 +239,5 @@ TEST_CASE("repeated failed sign-ins from an address are refused for a while, and
   CHECK(sign_in(good).status == 201);
   CHECK(server.database().execute("SELECT count(*) FROM sign_in_failures") == "0");
 }
+
+}  // namespace audit_routes_test

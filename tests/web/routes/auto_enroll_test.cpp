@@ -9,6 +9,9 @@
 #include "tests/support/server/test_server.hpp"
 #include "tests/support/server/tls_test_server.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace auto_enroll_test {
+
 using namespace ironhold::test;
 using ironhold::bmc::ProbeOptions;
 using nlohmann::json;
@@ -161,3 +164,5 @@ TEST_CASE("auto enrollment of a bare host with a port asks for the transport",
   CHECK_THAT(res.json()["detail"].get<std::string>(),
              Catch::Contains("https://127.0.82.6:8443 (Redfish) or ipmi://127.0.82.6:8443"));
 }
+
+}  // namespace auto_enroll_test

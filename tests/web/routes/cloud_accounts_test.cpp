@@ -7,6 +7,9 @@
 #include "tests/support/server/http_client.hpp"
 #include "tests/support/server/test_server.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace cloud_accounts_test {
+
 using namespace ironhold::test;
 using nlohmann::json;
 
@@ -126,3 +129,5 @@ TEST_CASE("a cloud account is patched, synced on request and deleted", "[web][cl
   CHECK(http_get(server.port(), "/api/v1/cloud-accounts/baidu", admin).status == 404);
   CHECK(http_get(server.port(), "/api/v1/cloud-accounts", admin).json()["items"].empty());
 }
+
+}  // namespace cloud_accounts_test

@@ -10,6 +10,9 @@
 #include "tests/support/server/http_client.hpp"
 #include "tests/support/server/test_server.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace console_test {
+
 using namespace ironhold;
 using namespace ironhold::test;
 using nlohmann::json;
@@ -291,3 +294,5 @@ TEST_CASE("the node summary counts nodes and GPUs per GPU model, as inspections 
     CHECK(listed["items"].size() == count.get<std::size_t>());
   }
 }
+
+}  // namespace console_test

@@ -20,6 +20,9 @@
 #include "tests/support/server/tls_test_server.hpp"
 #include "tests/support/test_database.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace discovery_test {
+
 using namespace ironhold::test;
 using nlohmann::json;
 
@@ -397,3 +400,5 @@ TEST_CASE("a run cut short by a shutdown is failed, as the next instance reports
   CHECK(after.json()["counts"]["probed"].get<int>() <= 1);
   next.stop();
 }
+
+}  // namespace discovery_test

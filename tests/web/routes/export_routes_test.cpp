@@ -10,6 +10,9 @@
 #include "tests/support/server/http_client.hpp"
 #include "tests/support/server/test_server.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace export_routes_test {
+
 using namespace ironhold;
 using namespace ironhold::test;
 using nlohmann::json;
@@ -200,3 +203,5 @@ TEST_CASE("exports refuse what they cannot answer", "[web][export]") {
   CHECK(http_get(server.port(), "/api/v1/export/firmware?health=purple", token).status == 400);
   CHECK(http_get(server.port(), "/api/v1/export/assets", std::nullopt).status == 401);
 }
+
+}  // namespace export_routes_test

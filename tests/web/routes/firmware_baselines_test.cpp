@@ -9,6 +9,9 @@
 #include "tests/web/poller/poller_helpers.hpp"
 #include "tests/web/tasks/task_helpers.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace firmware_baselines_test {
+
 using namespace ironhold;
 using namespace ironhold::test;
 using nlohmann::json;
@@ -107,3 +110,5 @@ TEST_CASE("compliance lists each node component that is off its model's baseline
   CHECK(http_get(server.port(), path, token).status == 404);
   CHECK(http_send(server.port(), "DELETE", path, nullptr, admin).status == 404);
 }
+
+}  // namespace firmware_baselines_test

@@ -13,6 +13,9 @@
 #include "tests/support/server/http_client.hpp"
 #include "tests/support/server/test_server.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace firmware_images_test {
+
 using namespace ironhold;
 using namespace ironhold::test;
 using nlohmann::json;
@@ -149,3 +152,5 @@ TEST_CASE("uploads that are wrong are refused and leave nothing behind", "[web][
   CHECK(cleaned);
   CHECK(server.database().execute("SELECT count(*) FROM firmware_image_chunks") == "0");
 }
+
+}  // namespace firmware_images_test

@@ -1,13 +1,15 @@
 // Keyset pagination, sorting and the summary, over real HTTP.
-#include <catch2/catch.hpp>
-
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <map>
 #include <set>
 #include <thread>
 
 #include "tests/support/server/http_client.hpp"
 #include "tests/support/server/test_server.hpp"
+
+// This file's names, apart from those of the other test files compiled with it.
+namespace node_pages_test {
 
 using namespace ironhold::test;
 using nlohmann::json;
@@ -23,7 +25,8 @@ ironhold::NodeSpec spec(const std::string& name, const std::string& site, int un
 }
 
 // Follows `next` until the end; returns the items in order.
-std::vector<json> all_pages(unsigned short port, const std::string& first, const std::string& token) {
+std::vector<json> all_pages(unsigned short port, const std::string& first,
+                            const std::string& token) {
   std::vector<json> items;
   auto res = http_get(port, first, token);
   for (int guard = 0; guard < 10000; ++guard) {
@@ -93,24 +96,28 @@ TEST_CASE("sorting, filters and the summary agree with the list", "[web][nodes][
     for (std::string sort : {"name", "health", "power_state", "last_seen", "created_at"}) {
       for (std::string prefix : {"", "-"}) {
         const auto paged = all_pages(port, "/api/v1/nodes?limit=7&sort=" + prefix + sort, token);
-        const auto whole = http_get(port, "/api/v1/nodes?limit=1000&sort=" + prefix + sort, token).json()["items"];
+        const auto whole =
+            http_get(port, "/api/v1/nodes?limit=1000&sort=" + prefix + sort, token).json()["items"];
         INFO(prefix + sort);
         REQUIRE(paged.size() == 60);
         REQUIRE(whole.size() == 60);
         for (std::size_t i = 0; i < paged.size(); ++i) CHECK(paged[i]["id"] == whole[i]["id"]);
       }
     }
-    const auto by_created = http_get(port, "/api/v1/nodes?limit=1000&sort=created_at", token).json()["items"];
+    const auto by_created =
+        http_get(port, "/api/v1/nodes?limit=1000&sort=created_at", token).json()["items"];
     for (std::size_t i = 1; i < by_created.size(); ++i)
-      CHECK(by_created[i - 1]["created_at"].get<std::string>() <= by_created[i]["created_at"].get<std::string>());
-    const auto by_name_desc = http_get(port, "/api/v1/nodes?limit=1000&sort=-name", token).json()["items"];
+      CHECK(by_created[i - 1]["created_at"].get<std::string>() <=
+            by_created[i]["created_at"].get<std::string>());
+    const auto by_name_desc =
+        http_get(port, "/api/v1/nodes?limit=1000&sort=-name", token).json()["items"];
     CHECK(by_name_desc.front()["name"] == "s159");
     CHECK(by_name_desc.back()["name"] == "s100");
   }
 
   SECTION("the summary counts what the list returns for the same filters") {
-    for (std::string filter : {"", "site=ams1", "maintenance=true", "tag=parity:odd", "driver=ipmi&site=fra2",
-                               "q=S12"}) {
+    for (std::string filter : {"", "site=ams1", "maintenance=true", "tag=parity:odd",
+                               "driver=ipmi&site=fra2", "q=S12"}) {
       const auto listed = all_pages(port, "/api/v1/nodes?limit=1000&" + filter, token);
       const auto summary = http_get(port, "/api/v1/nodes/summary?" + filter, token).json();
       INFO(filter);
@@ -128,10 +135,13 @@ TEST_CASE("sorting, filters and the summary agree with the list", "[web][nodes][
   SECTION("a cursor with other parameters, a bad cursor and a bad sort are refused") {
     const auto first = http_get(port, "/api/v1/nodes?limit=5", token).json();
     const std::string next = first["next"];
-    CHECK(http_get(port, "/api/v1/nodes?cursor=" + url_encode(next) + "&site=ams1", token).status == 400);
+    CHECK(http_get(port, "/api/v1/nodes?cursor=" + url_encode(next) + "&site=ams1", token).status ==
+          400);
     CHECK(http_get(port, "/api/v1/nodes?cursor=not-a-cursor", token).status == 400);
     CHECK(http_get(port, "/api/v1/nodes?sort=serial", token).status == 400);
     CHECK(http_get(port, "/api/v1/nodes?limit=1001", token).status == 400);
     CHECK(http_get(port, "/api/v1/nodes?health=fine", token).status == 400);
   }
 }
+
+}  // namespace node_pages_test

@@ -4,6 +4,9 @@
 #include "tests/support/server/http_client.hpp"
 #include "tests/support/server/test_server.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace nodes_api_test {
+
 using namespace ironhold::test;
 using nlohmann::json;
 
@@ -252,3 +255,5 @@ TEST_CASE("mutating requests leave audit entries with who, what and the outcome"
   // Reads are not audited, and viewers may not read the audit log.
   require_problem(http_get(server.port(), "/api/v1/audit", viewer), 403);
 }
+
+}  // namespace nodes_api_test

@@ -1,14 +1,17 @@
 // The OpenAPI document and the router describe the same API.
 #include <catch2/catch.hpp>
-
 #include <set>
 
 #include "tests/support/server/http_client.hpp"
 #include "tests/support/server/test_server.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace openapi_test {
+
 using namespace ironhold::test;
 
-TEST_CASE("every registered route appears in the OpenAPI document and vice versa", "[web][openapi]") {
+TEST_CASE("every registered route appears in the OpenAPI document and vice versa",
+          "[web][openapi]") {
   TestServer server;
   auto res = http_get(server.port(), "/api/v1/openapi.json", server.token("viewer"));
   REQUIRE(res.status == 200);
@@ -36,7 +39,8 @@ TEST_CASE("every registered route appears in the OpenAPI document and vice versa
     std::string method = entry.substr(0, space);
     for (auto& c : method) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     std::string path = entry.substr(space + 1);
-    for (std::string::size_type at; (at = path.find("{id}")) != std::string::npos;) path.replace(at, 4, "x");
+    for (std::string::size_type at; (at = path.find("{id}")) != std::string::npos;)
+      path.replace(at, 4, "x");
     HttpRequest r{method, path, "{}", std::nullopt};
     auto probe = http_request(server.port(), r);
     INFO(entry << " answered " << probe.status << " " << probe.body);
@@ -50,3 +54,5 @@ TEST_CASE("every registered route appears in the OpenAPI document and vice versa
   CHECK(doc["paths"]["/api/v1/nodes/{id}"]["delete"]["x-ironhold-role"] == "operator");
   CHECK(doc["paths"]["/healthz"]["get"]["security"].empty());
 }
+
+}  // namespace openapi_test

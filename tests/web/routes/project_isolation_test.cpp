@@ -12,6 +12,9 @@
 #include "tests/support/server/sse_client.hpp"
 #include "tests/support/server/test_server.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace project_isolation_test {
+
 using namespace ironhold::test;
 using nlohmann::json;
 
@@ -623,3 +626,5 @@ TEST_CASE("an export as of a past time shows each project the nodes that were it
   CHECK_FALSE(exported(alpha, before));
   CHECK(exported(alpha, ""));
 }
+
+}  // namespace project_isolation_test

@@ -7,6 +7,9 @@
 #include "tests/support/server/http_client.hpp"
 #include "tests/support/server/test_server.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace session_test {
+
 using namespace ironhold::test;
 using nlohmann::json;
 
@@ -211,3 +214,5 @@ TEST_CASE("a session ends when signed out, when its token is revoked, idle, or p
   CHECK(with_cookie(server, "GET", "/api/v1/nodes", old.cookie).status == 401);
   CHECK(with_cookie(server, "GET", "/api/v1/nodes", fresh.cookie).status == 200);
 }
+
+}  // namespace session_test

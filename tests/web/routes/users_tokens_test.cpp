@@ -8,6 +8,9 @@
 #include "tests/support/server/http_client.hpp"
 #include "tests/support/server/test_server.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace users_tokens_test {
+
 using namespace ironhold::test;
 using nlohmann::json;
 
@@ -273,3 +276,5 @@ TEST_CASE("a person changes their own password with the current one", "[web][use
                   },
                   {"current_password", "a second password"}}) == 403);
 }
+
+}  // namespace users_tokens_test

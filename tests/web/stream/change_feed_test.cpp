@@ -13,6 +13,9 @@
 #include "inventory/db/database.hpp"
 #include "tests/support/test_database.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace change_feed_test {
+
 using namespace ironhold;
 using namespace std::chrono_literals;
 
@@ -129,3 +132,5 @@ TEST_CASE("a feed whose connection is killed reconnects and loses nothing", "[st
   REQUIRE(receive(2));
   CHECK(received == std::vector<std::string>{first, second});
 }
+
+}  // namespace change_feed_test

@@ -13,6 +13,9 @@
 #include "inventory/db/maintenance.hpp"
 #include "tests/web/stream/stream_helpers.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace change_stream_test {
+
 using namespace ironhold;
 using namespace ironhold::test;
 using namespace std::chrono_literals;
@@ -361,3 +364,5 @@ TEST_CASE("stopping the service ends open streams cleanly and does not wait on t
   // Far below the ten-second grace period a hung stream would need: a cap, not a measurement.
   REQUIRE(stopping.wait_for(60s) == std::future_status::ready);
 }
+
+}  // namespace change_stream_test

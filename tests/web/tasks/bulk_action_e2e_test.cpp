@@ -8,6 +8,9 @@
 #include "tests/support/project_mockups.hpp"
 #include "tests/web/tasks/task_helpers.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace bulk_action_e2e_test {
+
 using namespace ironhold;
 using namespace ironhold::test;
 using nlohmann::json;
@@ -183,3 +186,5 @@ TEST_CASE("a bulk inspection reads and records each node's inventory", "[tasks][
   const json other = http_get(rig.server.port(), "/api/v1/nodes/" + rig.ids[1], rig.token).json();
   CHECK(other["last_inspected"].is_null());
 }
+
+}  // namespace bulk_action_e2e_test

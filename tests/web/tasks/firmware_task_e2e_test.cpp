@@ -19,6 +19,9 @@
 #include "tests/web/tasks/fleet_helpers.hpp"
 #include "tests/web/tasks/task_helpers.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace firmware_task_e2e_test {
+
 using namespace ironhold;
 using namespace ironhold::test;
 using nlohmann::json;
@@ -469,3 +472,5 @@ TEST_CASE("a push whose sending was cut short is followed, or sent again when it
   CHECK(current_version(server, token, sent_node, "BMC") == "8.8.8-pushed");
   CHECK(current_version(server, token, lost_node, "BMC") == "8.8.8-pushed");
 }
+
+}  // namespace firmware_task_e2e_test

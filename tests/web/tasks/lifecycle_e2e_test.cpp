@@ -9,6 +9,9 @@
 #include "tests/web/poller/poller_helpers.hpp"
 #include "tests/web/tasks/task_helpers.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace lifecycle_e2e_test {
+
 using namespace ironhold;
 using namespace ironhold::test;
 using nlohmann::json;
@@ -107,3 +110,5 @@ TEST_CASE("a clean that cannot reach the BMC fails, and retry and provide follow
   const auto audit = http_get(server.port(), "/api/v1/audit?target=" + id, server.token("auditor"));
   CHECK(audit.body.find("lifecycle") != std::string::npos);
 }
+
+}  // namespace lifecycle_e2e_test

@@ -11,6 +11,9 @@
 #include "tests/web/tasks/fleet_helpers.hpp"
 #include "tests/web/tasks/task_helpers.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace power_task_e2e_test {
+
 using namespace ironhold;
 using namespace ironhold::test;
 using nlohmann::json;
@@ -292,3 +295,5 @@ TEST_CASE("cancelling a queued task, a running one, and an ended one", "[tasks][
     CHECK(resets(fleet, 0, "ForceOff") == 1);
   }
 }
+
+}  // namespace power_task_e2e_test

@@ -13,6 +13,9 @@
 #include "tests/web/tasks/fleet_helpers.hpp"
 #include "tests/web/tasks/task_helpers.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace pxe_reprovision_e2e_test {
+
 using namespace ironhold;
 using namespace ironhold::test;
 using nlohmann::json;
@@ -279,3 +282,5 @@ TEST_CASE("an IPMI server is reprovisioned over PXE with the MAC the request nam
   CHECK(bmc["counters"]["power_cycle"].get<int>() + bmc["counters"]["power_on"].get<int>() >= 1);
   CHECK(bmc["boot"]["valid"] == false);  // the one-time PXE boot was used up
 }
+
+}  // namespace pxe_reprovision_e2e_test

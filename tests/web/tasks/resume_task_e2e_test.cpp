@@ -16,6 +16,9 @@
 #include "tests/web/tasks/fleet_helpers.hpp"
 #include "tests/web/tasks/task_helpers.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace resume_task_e2e_test {
+
 using namespace ironhold;
 using namespace ironhold::test;
 using nlohmann::json;
@@ -141,3 +144,5 @@ TEST_CASE("a resumed cycle that had not been sent is sent once", "[tasks][e2e][r
         std::string::npos);
   CHECK(all_resets(fleet) == 1);
 }
+
+}  // namespace resume_task_e2e_test

@@ -10,6 +10,9 @@
 #include "tests/web/poller/poller_helpers.hpp"
 #include "tests/web/tasks/task_helpers.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace rollout_e2e_test {
+
 using namespace ironhold;
 using namespace ironhold::test;
 using nlohmann::json;
@@ -342,3 +345,5 @@ TEST_CASE("rollouts that cannot work are refused before anything starts",
   CHECK(http_request(server.port(), other).status == 422);
   CHECK(http_get(server.port(), "/api/v1/firmware/rollouts", token).json()["items"].size() == 1);
 }
+
+}  // namespace rollout_e2e_test

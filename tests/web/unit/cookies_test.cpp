@@ -4,6 +4,9 @@
 
 #include <catch2/catch.hpp>
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace cookies_test {
+
 using namespace ironhold::web;
 
 TEST_CASE("the session cookie is found among others, quoted or not", "[web][cookies]") {
@@ -24,3 +27,5 @@ TEST_CASE("the Set-Cookie gives or clears the session with its attributes", "[we
   CHECK(session_set_cookie("", std::chrono::seconds(0), false).find("Max-Age=0;") !=
         std::string::npos);
 }
+
+}  // namespace cookies_test

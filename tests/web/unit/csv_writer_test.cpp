@@ -1,7 +1,10 @@
 // CSV as RFC 4180 writes it, and cells a spreadsheet would run as formulas defused.
+#include "web/csv_writer.hpp"
+
 #include <catch2/catch.hpp>
 
-#include "web/csv_writer.hpp"
+// This file's names, apart from those of the other test files compiled with it.
+namespace csv_writer_test {
 
 using ironhold::web::csv_field;
 using ironhold::web::csv_row;
@@ -25,3 +28,5 @@ TEST_CASE("CSV cells that start like a formula are prefixed with a quote", "[web
   CHECK(csv_field("\tx") == "'\tx");
   CHECK(csv_field("1-2") == "1-2");
 }
+
+}  // namespace csv_writer_test

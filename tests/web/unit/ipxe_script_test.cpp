@@ -6,6 +6,9 @@
 
 #include "sim/redfish/installer.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace ipxe_script_test {
+
 using namespace ironhold;
 
 namespace {
@@ -61,3 +64,5 @@ TEST_CASE("nothing from a node's name reaches the script as syntax", "[web][prov
   CHECK(script.find("\nreboot\n") == script.rfind("\nreboot\n"));  // only the script's own
   CHECK(sim::redfish::ipxe_settings(script).at("ironhold_node") == "odd___name__reboot");
 }
+
+}  // namespace ipxe_script_test

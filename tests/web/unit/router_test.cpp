@@ -4,6 +4,9 @@
 
 #include "web/json_body.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace router_test {
+
 using namespace ironhold::web;
 
 namespace {
@@ -100,3 +103,5 @@ TEST_CASE("JSON bodies: depth capped, NUL refused, malformed explained", "[web][
   // Brackets inside strings do not count as nesting.
   CHECK(parse_json("{\"a\": \"" + std::string(100, '[') + "\"}", error));
 }
+
+}  // namespace router_test

@@ -7,6 +7,9 @@
 #include "inventory/error.hpp"
 #include "web/stream/stream_request.hpp"
 
+// This file's names, apart from those of the other test files compiled with it.
+namespace sse_test {
+
 using namespace ironhold::web;
 
 TEST_CASE("an SSE event carries its id, type and data, ended by a blank line", "[stream][sse]") {
@@ -80,3 +83,5 @@ TEST_CASE("?kinds= selects families of events, stream events always go", "[strea
   for (const char* junk : {"", "node,", "nodes", "node.updated", ",", "node,,task", "NODE"})
     CHECK_THROWS_AS(parse_stream_request("", std::nullopt, std::string(junk)), ironhold::Error);
 }
+
+}  // namespace sse_test
