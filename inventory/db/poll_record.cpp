@@ -95,6 +95,8 @@ std::optional<PolledFamily> read_family(pqxx::transaction_base& tx, const std::s
 bool changes_anything(const PolledFamily& family, const PollResult& result) {
   std::vector<const PolledNode*> nodes{&family.parent};
   for (const auto& [system, child] : family.children) nodes.push_back(&child);
+  // An inspection writes what it found, or (failed) may move the lifecycle to inspect_failed.
+  if (std::holds_alternative<InspectionReport>(result.report)) return true;
   const DriverOutcome& outcome = result.outcome();
   if (outcome.error) {
     const std::string code(to_string(outcome.error->code));
@@ -215,7 +217,8 @@ bool record_poll_result(pqxx::transaction_base& tx, const PollResult& result, bo
   // A change made meanwhile by another instance is that instance's to record; the next poll
   // compares against it.
   const bool maybe_unchanged =
-      result.outcome().error || std::holds_alternative<StatusReport>(result.report);
+      std::holds_alternative<StatusReport>(result.report) ||
+      (result.outcome().error && !std::holds_alternative<InspectionReport>(result.report));
   if (maybe_unchanged) {
     const auto seen = read_family(tx, result.node_id, FamilyRead::unlocked, prepared);
     if (!seen) return false;

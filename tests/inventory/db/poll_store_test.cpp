@@ -498,6 +498,24 @@ TEST_CASE("a poll that finds what the last one found takes no row lock and write
   CHECK(f.count("SELECT count(*) FROM events WHERE kind = 'power_change'") == 1);
 }
 
+TEST_CASE("a failed inspection fails the node's inspection even when the error is the last one's",
+          "[poller][db]") {
+  Fixture f;
+  const Node a = f.enroll("a");
+  const auto record = [&](db::PollResult result) {
+    std::vector<db::PollResult> batch;
+    batch.push_back(std::move(result));
+    f.polls.record(batch, "me");
+  };
+  record(failed_result(a.id, DriverErrorCode::timeout, "no answer in 10 s"));
+  f.sql("UPDATE nodes SET lifecycle = 'inspecting' WHERE id = '" + a.id + "'");
+  db::PollResult failed = inspection(a.id, {});
+  std::get<InspectionReport>(failed.report).error =
+      DriverError{DriverErrorCode::timeout, "no answer in 10 s"};
+  record(std::move(failed));
+  CHECK(f.nodes.get(a.id).lifecycle == Lifecycle::inspect_failed);
+}
+
 TEST_CASE("a batch with a result PostgreSQL refuses records the others and frees every lease",
           "[poller][db]") {
   Fixture f;
