@@ -55,9 +55,9 @@ bool pins_on_first_use(const PolledFamily& family) {
 std::string family_select(std::string_view lock) {
   return "SELECT id, name, health, power_state, reachable, last_error, last_error_message, "
          "       coalesce(last_seen >= now() - interval '1 minute', false) AS seen_recently, "
-         "       parent_id, system_id, coalesce(endpoint, '') AS endpoint, options::text AS "
-         "options, "
-         "       tls_fingerprint, last_inspected IS NOT NULL AS inspected "
+         "       parent_id, system_id, coalesce(endpoint, '') AS endpoint, "
+         "       options::text AS options, tls_fingerprint, "
+         "       last_inspected IS NOT NULL AS inspected "
          "  FROM nodes WHERE (id = $1::uuid OR parent_id = $1::uuid) AND retired_at IS NULL "
          " ORDER BY parent_id NULLS FIRST " +
          std::string(lock);
@@ -93,10 +93,10 @@ std::optional<PolledFamily> read_family(pqxx::transaction_base& tx, const std::s
 // Mirrors the conditions under which record_outcome and record_statuses write: a difference
 // here that they do not act on costs a lock, one they act on that is missing here loses a change.
 bool changes_anything(const PolledFamily& family, const PollResult& result) {
-  std::vector<const PolledNode*> nodes{&family.parent};
-  for (const auto& [system, child] : family.children) nodes.push_back(&child);
   // An inspection writes what it found, or (failed) may move the lifecycle to inspect_failed.
   if (std::holds_alternative<InspectionReport>(result.report)) return true;
+  std::vector<const PolledNode*> nodes{&family.parent};
+  for (const auto& [system, child] : family.children) nodes.push_back(&child);
   const DriverOutcome& outcome = result.outcome();
   if (outcome.error) {
     const std::string code(to_string(outcome.error->code));
