@@ -609,6 +609,34 @@ CurlMultiClient::Impl& CurlMultiClient::shard_for(std::string_view url) const {
   return *shards_[hash % shards_.size()];
 }
 
+namespace {
+
+// Starts a transfer on its shard's strand. If the context shuts down first, Asio destroys this
+// unrun, and with it the last thing that could break the cycle between the transfer (whose
+// resumer holds the awaiting coroutine) and that coroutine's frame (which holds the transfer):
+// the shard's abandon() only sees transfers already started. So it drops the resumer itself.
+template <class Impl>
+class StartTransfer {
+ public:
+  StartTransfer(std::shared_ptr<Impl> impl, std::shared_ptr<Transfer> transfer)
+      : impl_(std::move(impl)), transfer_(std::move(transfer)) {}
+  StartTransfer(StartTransfer&&) noexcept = default;
+  StartTransfer& operator=(StartTransfer&&) noexcept = default;
+  StartTransfer(const StartTransfer&) = delete;  // a copy's destruction would drop the resumer
+  StartTransfer& operator=(const StartTransfer&) = delete;
+  ~StartTransfer() {
+    if (transfer_) transfer_->resumer.reset();
+  }
+
+  void operator()() { impl_->start(std::exchange(transfer_, nullptr)); }
+
+ private:
+  std::shared_ptr<Impl> impl_;
+  std::shared_ptr<Transfer> transfer_;
+};
+
+}  // namespace
+
 asio::awaitable<HttpResult> CurlMultiClient::request(HttpRequest request) {
   auto transfer = std::make_shared<Transfer>();
   std::shared_ptr<Impl> impl = shard_for(request.url).shared_from_this();
@@ -618,8 +646,7 @@ asio::awaitable<HttpResult> CurlMultiClient::request(HttpRequest request) {
   // there (a double free we have hit).
   auto initiate = [impl, transfer](auto handler) {
     transfer->resumer = make_resumer(std::move(handler));
-    auto begin = [impl, transfer] { impl->start(transfer); };
-    asio::post(impl->strand, std::move(begin));
+    asio::post(impl->strand, StartTransfer<Impl>(impl, transfer));
   };
   co_await asio::async_initiate<const asio::use_awaitable_t<>, void()>(initiate,
                                                                        asio::use_awaitable);

@@ -2,7 +2,9 @@
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/async_result.hpp>
+#include <boost/asio/execution/context.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/query.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <deque>
@@ -12,6 +14,7 @@
 #include <optional>
 #include <vector>
 
+#include "bmc/http/abandoned_waits.hpp"
 #include "bmc/http/resumer.hpp"
 
 namespace ironhold::bmc::http {
@@ -25,6 +28,7 @@ using http_detail::Resumer;
 struct Waiter {
   std::unique_ptr<Resumer> resumer;
   asio::any_io_executor executor;
+  const asio::execution_context* context = nullptr;  // the executor's, to drop at its shutdown
 };
 
 // Resumes a waiter on its own executor, never inline under the limiter's lock.
@@ -47,10 +51,39 @@ struct PerHostLimiter::State {
     return it == limits.end() ? default_limit : it->second;
   }
 
+  // Queued waiters hold their coroutines and those coroutines hold this state: if their context
+  // shuts down first, nothing would free either. So the state registers with each context it
+  // has queued a waiter from, and drops that context's waiters when it shuts down.
+  void watch(const asio::any_io_executor& executor, const asio::execution_context* context,
+             const std::shared_ptr<State>& self) {
+    if (watched.contains(context)) return;
+    auto drop = [weak = std::weak_ptr<State>(self), context] {
+      if (auto alive = weak.lock()) alive->drop_waiters_of(context);
+    };
+    watched.emplace(context, AbandonedWaits::of(executor).add(std::move(drop)));
+  }
+
+  void drop_waiters_of(const asio::execution_context* context) {
+    // Destroyed outside the lock: a frame going away may release a permit, which takes it.
+    std::vector<Waiter> orphans;
+    {
+      std::lock_guard lock(mutex);
+      for (auto& [host, h] : hosts) {
+        std::erase_if(h.waiters, [&](Waiter& waiter) {
+          if (waiter.context != context) return false;
+          orphans.push_back(std::move(waiter));
+          return true;
+        });
+      }
+    }
+    orphans.clear();
+  }
+
   mutable std::mutex mutex;
   std::size_t default_limit = 1;
   std::map<std::string, std::size_t> limits;
   std::map<std::string, Host> hosts;  // only hosts with requests in flight or waiting
+  std::map<const asio::execution_context*, AbandonedWaits::Registration> watched;
 };
 
 PerHostLimiter::Permit::Permit(std::shared_ptr<State> state, std::string host)
@@ -132,11 +165,13 @@ asio::awaitable<PerHostLimiter::Permit> PerHostLimiter::acquire(std::string host
   // The check and the enqueue happen under one lock inside the initiation, so a release between
   // them cannot be missed. Named, not written in the co_await (GCC 12 coroutine temporaries).
   auto initiate = [state, host, executor](auto handler) {
-    Waiter waiter{make_resumer(std::move(handler)), executor};
+    const asio::execution_context* context = &asio::query(executor, asio::execution::context);
+    Waiter waiter{make_resumer(std::move(handler)), executor, context};
     {
       std::lock_guard lock(state->mutex);
       auto& h = state->hosts[host];
       if (!h.waiters.empty() || h.in_flight >= state->limit_of(host)) {
+        state->watch(executor, context, state);
         h.waiters.push_back(std::move(waiter));
         return;
       }

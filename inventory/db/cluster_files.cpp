@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 
@@ -107,6 +108,31 @@ std::string conf_quote(const std::string& value) {
   return out + "'";
 }
 
+// The relocated place of a data directory that records none (new, or re-created after its
+// owner deleted it) may still hold the database of an earlier directory at the same path. That
+// database is sealed with a master key the new directory does not have: adopting it would fail
+// with a baffling "a sealed secret does not open". Keep it, out of the way, and say where.
+void set_aside_orphan(const fs::path& base, const fs::path& data_dir) {
+  if (!fs::exists(base)) return;
+  if (const auto running = server_processes(base / "data"); !running.empty())
+    throw fail("the database kept for an earlier data directory at " + data_dir.string() +
+               " is still running (PostgreSQL pid " + std::to_string(running.front()) + ", in " +
+               base.string() + "); stop it (kill " + std::to_string(running.front()) +
+               ") before starting a new data directory at this path");
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char stamp[32] = "";
+  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &utc);
+  fs::path aside = base;
+  aside += std::string(".orphaned-") + stamp;
+  fs::rename(base, aside);
+  log::warn(
+      "set aside a database left by an earlier data directory at this path (deleted since, "
+      "with its master key); remove it when nothing in it is needed",
+      {{"data_dir", data_dir.string()}, {"set_aside", aside.string()}});
+}
+
 }  // namespace
 
 fs::path prepare_data_dir(const fs::path& data_dir) {
@@ -172,6 +198,7 @@ Layout resolve_layout(const fs::path& data_dir, const std::optional<util::Identi
     layout.base_dir = *base;
   } else if (run_as && !util::can_access_as(*run_as, data_dir, X_OK)) {
     layout.base_dir = relocation_root / hash;
+    set_aside_orphan(layout.base_dir, data_dir);
     log::info("the database user cannot reach the data directory; keeping the database elsewhere",
               {{"data_dir", data_dir.string()},
                {"user", run_as->name},

@@ -16,6 +16,7 @@
 #include "tests/app/ironhold_process.hpp"
 #include "tests/support/project_mockups.hpp"
 #include "tests/support/server/http_client.hpp"
+#include "tests/support/test_cluster.hpp"
 
 // This file's names, apart from those of the other test files compiled with it.
 namespace keys_rotate_test {
@@ -74,9 +75,9 @@ TEST_CASE("keys rotate re-seals every credential while the service keeps using t
     return o;
   }());
   fleet.start();
-  char home_template[] = "/tmp/ih-keys-XXXXXX";
-  REQUIRE(::mkdtemp(home_template));
-  const fs::path home = home_template;
+  // Removed at the end, a REQUIRE failing or not, with the cluster it relocated.
+  const ironhold::test::TempDir scratch("ih-keys");
+  const fs::path& home = scratch.path();
   const fs::path data = home / "data";
   auto served = start_serve(data, home / "serve1.log");
   auto made = util::run_process(IRONHOLD_BINARY, {"token", "create", "--data-dir", data.string(),
@@ -121,7 +122,6 @@ TEST_CASE("keys rotate re-seals every credential while the service keeps using t
   CHECK(wait_for_task(again.port, token, power_cycle(again.port, token)) == "succeeded");
   again.process->signal(SIGTERM);
   CHECK(again.process->wait(60s) == 0);
-  fs::remove_all(home);
 }
 #endif
 

@@ -14,6 +14,7 @@
 #include "tests/support/eventually.hpp"
 #include "tests/support/project_mockups.hpp"
 #include "tests/support/server/http_client.hpp"
+#include "tests/support/test_cluster.hpp"
 
 // This file's names, apart from those of the other test files compiled with it.
 namespace redfish_events_test {
@@ -65,9 +66,9 @@ json events_of(unsigned short port, const std::string& token, const std::string&
 
 TEST_CASE("BMCs push their events through the subscriptions serve makes, before any poll",
           "[app][events]") {
-  char dir_template[] = "/tmp/ih-events-XXXXXX";
-  REQUIRE(::mkdtemp(dir_template));
-  const fs::path home = dir_template;
+  // Removed at the end, a REQUIRE failing or not, with the cluster it relocated.
+  const ironhold::test::TempDir scratch("ih-events");
+  const fs::path& home = scratch.path();
   const fs::path data = home / "data";
 
   sim::RedfishFleetOptions o;
@@ -218,7 +219,6 @@ TEST_CASE("BMCs push their events through the subscriptions serve makes, before 
   serve.process->signal(SIGTERM);
   CHECK(serve.process->wait(60s) == 0);
   fleet.stop();
-  fs::remove_all(home);
 }
 
 }  // namespace redfish_events_test

@@ -15,6 +15,7 @@
 #include "tests/app/ironhold_process.hpp"
 #include "tests/support/project_mockups.hpp"
 #include "tests/support/server/http_client.hpp"
+#include "tests/support/test_cluster.hpp"
 
 // This file's names, apart from those of the other test files compiled with it.
 namespace rollout_crash_test {
@@ -47,9 +48,9 @@ json rollout_of(unsigned short port, const std::string& token, const std::string
 
 TEST_CASE("a kill -9 during a firmware rollout loses no task and flashes no BMC twice",
           "[app][tasks][firmware][crash]") {
-  char dir_template[] = "/tmp/ih-rollout-crash-XXXXXX";
-  REQUIRE(::mkdtemp(dir_template));
-  const fs::path home = dir_template;
+  // Removed at the end, a REQUIRE failing or not, with the cluster it relocated.
+  const ironhold::test::TempDir scratch("ih-rollout-crash");
+  const fs::path& home = scratch.path();
   const fs::path data = home / "data";
 
   sim::RedfishFleetOptions o;
@@ -151,7 +152,6 @@ TEST_CASE("a kill -9 during a firmware rollout loses no task and flashes no BMC 
        << " in doubt and resolved from the BMC");
   again.process->signal(SIGTERM);
   CHECK(again.process->wait(60s) == 0);
-  fs::remove_all(home);
 }
 
 }  // namespace rollout_crash_test

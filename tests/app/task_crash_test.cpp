@@ -15,6 +15,7 @@
 #include "tests/app/ironhold_process.hpp"
 #include "tests/support/project_mockups.hpp"
 #include "tests/support/server/http_client.hpp"
+#include "tests/support/test_cluster.hpp"
 
 // This file's names, apart from those of the other test files compiled with it.
 namespace task_crash_test {
@@ -59,9 +60,9 @@ unsigned resets_received(sim::RedfishFleet& fleet, std::size_t i) {
 
 TEST_CASE("a kill -9 during a bulk power cycle of 200 BMCs loses no task and repeats no reset",
           "[app][tasks][crash]") {
-  char dir_template[] = "/tmp/ih-crash-XXXXXX";
-  REQUIRE(::mkdtemp(dir_template));
-  const fs::path home = dir_template;
+  // Removed at the end, a REQUIRE failing or not, with the cluster it relocated.
+  const ironhold::test::TempDir scratch("ih-crash");
+  const fs::path& home = scratch.path();
   const fs::path data = home / "data";
 
   sim::RedfishFleetOptions o;
@@ -138,7 +139,6 @@ TEST_CASE("a kill -9 during a bulk power cycle of 200 BMCs loses no task and rep
        << " in doubt and resolved from the BMC");
   again.process->signal(SIGTERM);
   CHECK(again.process->wait(60s) == 0);
-  fs::remove_all(home);
 }
 
 }  // namespace task_crash_test

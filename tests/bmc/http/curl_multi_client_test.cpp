@@ -392,4 +392,26 @@ TEST_CASE("CurlMultiClient frees requests still in flight when their context shu
   CHECK(finished == 0);
 }
 
+// The same, one step earlier: the request is handed to the client's strand but the context never
+// runs again, so the transfer is never even started (the service stopping under load, with
+// hundreds of polls just issued). Its coroutine must still be freed with the context.
+TEST_CASE("CurlMultiClient frees requests not yet started when their context shuts down") {
+  HttpPeer peer([](const std::string&) { return PeerResponse{}; });
+  int alive = 0;
+  int finished = 0;
+  {
+    boost::asio::io_context io;
+    CurlMultiClient client(io.get_executor());
+    HttpRequest request = get(peer.url("/redfish/v1"), plain());
+    boost::asio::co_spawn(io, request_holding(&client, std::move(request), &alive, &finished),
+                          boost::asio::detached);
+    // One handler: the coroutine runs until it has handed its transfer to the client, and waits.
+    REQUIRE(io.poll_one() == 1);
+    CHECK(alive == 1);
+  }
+  CHECK(alive == 0);
+  CHECK(finished == 0);
+  CHECK(peer.received().empty());
+}
+
 }  // namespace curl_multi_client_test

@@ -81,6 +81,44 @@ TEST_CASE("requests still waiting for a BMC when the limiter goes are freed", "[
   CHECK(served == 0);
 }
 
+namespace {
+
+// A poll that owns (a share of) the client whose limiter it waits on: the limiter can then only go
+// when the waiting coroutine does.
+asio::awaitable<void> wait_owning(std::shared_ptr<PerHostLimiter> limiter, int* alive,
+                                  int* served) {
+  Payload payload(*alive);
+  PerHostLimiter::Permit permit = co_await limiter->acquire("bmc:443");
+  ++*served;
+}
+
+}  // namespace
+
+TEST_CASE("requests waiting for a BMC are freed when their context shuts down first",
+          "[http][limiter]") {
+  int alive = 0;
+  int served = 0;
+  std::weak_ptr<PerHostLimiter> gone;
+  std::optional<PerHostLimiter::Permit> held;
+  {
+    asio::io_context io;
+    auto limiter = std::make_shared<PerHostLimiter>(1);
+    gone = limiter;
+    asio::co_spawn(io, take(limiter.get(), &held), asio::detached);
+    for (int i = 0; i < 10; ++i)
+      asio::co_spawn(io, wait_owning(limiter, &alive, &served), asio::detached);
+    settle(io);
+    REQUIRE(held);
+    CHECK(limiter->waiting("bmc:443") == 10);
+    CHECK(alive == 10);
+    // Only the waiting coroutines own the limiter now; the context goes without running again.
+  }
+  CHECK(alive == 0);
+  CHECK(served == 0);
+  CHECK(gone.expired());
+  held.reset();  // the last permit outlives the limiter and its context harmlessly
+}
+
 TEST_CASE("a released slot goes to the oldest waiter, one at a time", "[http][limiter]") {
   asio::io_context io;
   PerHostLimiter limiter(1);

@@ -11,6 +11,7 @@
 #include <pqxx/pqxx>
 #include <thread>
 
+#include "inventory/error.hpp"
 #include "tests/support/test_cluster.hpp"
 
 // This file's names, apart from those of the other test files compiled with it.
@@ -55,6 +56,7 @@ class Scratch {
   }
 
   const fs::path& data_dir() const { return data_; }
+  void remove_afterwards(const fs::path& path) { outside_.push_back(path); }
 
   std::unique_ptr<EmbeddedCluster> start() {
     auto cluster = EmbeddedCluster::start({.data_dir = data_, .start_timeout = 60s});
@@ -97,6 +99,16 @@ bool refused(const std::string& url, const std::string& sql) {
     exec(url, sql);
     return false;
   } catch (const pqxx::insufficient_privilege&) {
+    return true;
+  }
+}
+
+// A fresh database has no table `kept`.
+bool refused_missing_table(const std::string& url) {
+  try {
+    query_value(url, "SELECT v FROM kept");
+    return false;
+  } catch (const pqxx::undefined_table&) {
     return true;
   }
 }
@@ -291,6 +303,47 @@ TEST_CASE("as root, a data directory the database user cannot reach gets its clu
   cluster = scratch.start();
   CHECK(cluster->cluster_dir() == where);
   CHECK(query_value(cluster->runtime_url(), "SELECT v FROM kept") == "7");
+}
+
+// The operator deletes a data directory (rm -rf) and starts again at the same path. Its database
+// was relocated, so it survived the deletion, sealed with the master key that went with the
+// directory: it must not be adopted (every credential would fail to open), nor destroyed.
+TEST_CASE(
+    "as root, a relocated database whose data directory was deleted is set aside, not reused") {
+  if (!is_root()) {
+    WARN("skipped: needs root (the cluster then runs as an unprivileged user)");
+    return;
+  }
+  Scratch scratch(false);
+  auto cluster = scratch.start();
+  const fs::path where = cluster->cluster_dir().parent_path();
+  REQUIRE(where.string().starts_with("/var/lib/ironhold/clusters/"));
+  exec(cluster->owner_url(), "CREATE TABLE kept (v int); INSERT INTO kept VALUES (7);");
+  const pid_t running = postmaster_pid(*cluster);
+
+  fs::remove_all(scratch.data_dir());
+  fs::create_directories(scratch.data_dir());
+  // While the old server still runs, nothing is moved: the start fails and says which process.
+  try {
+    EmbeddedCluster::start({.data_dir = scratch.data_dir(), .start_timeout = 60s});
+    FAIL("a new cluster started beside the old one still running");
+  } catch (const ironhold::Error& e) {
+    CHECK_THAT(e.what(),
+               Catch::Contains("still running") && Catch::Contains(std::to_string(running)));
+  }
+  CHECK(fs::exists(where / "data" / "PG_VERSION"));
+
+  cluster.reset();  // stops the old server
+  cluster = scratch.start();
+  CHECK(cluster->cluster_dir().parent_path() == where);
+  CHECK(refused_missing_table(cluster->runtime_url()));
+  std::vector<fs::path> aside;
+  for (const auto& entry : fs::directory_iterator(where.parent_path()))
+    if (entry.path().filename().string().starts_with(where.filename().string() + ".orphaned-"))
+      aside.push_back(entry.path());
+  for (const auto& path : aside) scratch.remove_afterwards(path);
+  REQUIRE(aside.size() == 1);
+  CHECK(fs::exists(aside.front() / "data" / "PG_VERSION"));  // kept whole, for its owner
 }
 
 }  // namespace embedded_cluster_test
