@@ -146,13 +146,16 @@ void BmcHttpClient::set_host_limit(const std::string& host_and_port, std::size_t
 asio::awaitable<HttpResult> BmcHttpClient::request(HttpRequest request, CallOptions options) {
   const std::string key = host_key(request.url);
   const bool idempotent = options.idempotent.value_or(idempotent_method(request.method));
+  RetryPolicy policy = policy_;
+  if (options.max_attempts)
+    policy.max_attempts = std::min(policy_.max_attempts, std::max(*options.max_attempts, 1U));
   for (unsigned attempt = 1;; ++attempt) {
     const auto turn = pacer_.reserve(request.pace);
     if (turn.count() > 0) co_await environment_.sleep(turn);
     PerHostLimiter::Permit permit = co_await limiter_.acquire(key);
     HttpResult result = co_await transport_.request(request);
     permit.release();
-    const auto delay = retry_delay(policy_, result, attempt, idempotent, environment_.uniform(),
+    const auto delay = retry_delay(policy, result, attempt, idempotent, environment_.uniform(),
                                    environment_.now());
     if (!delay) co_return result;
     co_await environment_.sleep(*delay);

@@ -50,6 +50,10 @@ bool idempotent_method(std::string_view method);
 struct CallOptions {
   // Overrides the method's default: a POST with an idempotency key can say so.
   std::optional<bool> idempotent;
+  // At most this many attempts (the first included) for this call, if fewer than the client's
+  // policy allows: 1 when the caller has its own retry, such as the next poll of a BMC that is
+  // already failing.
+  std::optional<unsigned> max_attempts;
 };
 
 // Given the result of attempt number `attempt` (1-based), the delay before the next attempt, or

@@ -35,6 +35,9 @@ struct RedfishTarget {
   std::string key;  // the SessionCache key (empty without credentials)
   // The node's max_requests_per_second, keyed by the BMC's address (unpaced when 0).
   http::Pace pace;
+  // Attempts per request when fewer than the client's policy: 1 for a poll of a BMC whose last
+  // poll failed, which would otherwise repeat every reconnection and TLS handshake to it.
+  std::optional<unsigned> max_attempts;
 };
 
 // https (or a bare host) + tls pin|ca|insecure, or http -> none. An endpoint that is not Redfish

@@ -67,6 +67,7 @@ std::variant<RedfishTarget, DriverError> resolve_target(const DriverTarget& targ
     out.pace.per_second = rate->get<double>();
     out.pace.burst = 1;
   }
+  if (target.previous_failures > 0) out.max_attempts = 1;
   out.credentials = target.credentials;
   if (out.credentials)
     out.key = session_key(out.base_url, out.credentials->username, out.credentials->password);

@@ -56,6 +56,10 @@ struct DriverTarget {
   std::optional<Credentials> credentials;
   std::optional<std::string> pinned_fingerprint;  // absent before the first contact
   std::optional<std::string> kg;                  // IPMI BMC key K_G (hex), a write-only secret
+  // Polls only: how many polls of this kind failed in a row before this one. A driver retries
+  // less within a poll of a BMC that is already failing: the next poll is the retry, and the
+  // healthy rest of the fleet should not wait behind reconnections to broken BMCs.
+  int previous_failures = 0;
 };
 
 struct StatusReport : DriverOutcome {

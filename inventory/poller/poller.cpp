@@ -161,6 +161,7 @@ asio::awaitable<void> Poller::run_poll(db::PollJob job, std::shared_ptr<Slot> sl
   db::PollResult result;
   result.kind = job.kind;
   result.node_id = job.target.node_id;
+  job.target.previous_failures = job.failures;
   switch (job.kind) {
     case db::PollKind::status: {
       StatusReport report = co_await driver->poll_status(job.target);

@@ -61,6 +61,12 @@ Faults BmcState::faults() const {
   return faults_;
 }
 
+Faults BmcState::request_received() {
+  std::lock_guard lock(mutex_);
+  ++counters_.requests_received;
+  return faults_;
+}
+
 void BmcState::set_faults(const Faults& faults) {
   std::lock_guard lock(mutex_);
   faults_ = faults;

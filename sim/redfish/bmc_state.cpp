@@ -173,6 +173,7 @@ json to_json(const BmcCounters& c) {
           {"network_boots", c.network_boots},
           {"updates_completed", c.updates_completed},
           {"requests", c.requests},
+          {"requests_received", c.requests_received},
           {"selected_reads", c.selected_reads},
           {"subscriptions_created", c.subscriptions_created},
           {"events_delivered", c.events_delivered},

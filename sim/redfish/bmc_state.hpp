@@ -66,7 +66,9 @@ struct BmcCounters {
   unsigned network_boots = 0;      // restarts into a PXE boot override
   unsigned updates_completed = 0;  // update tasks that installed their image
   unsigned requests = 0;           // requests answered by handle()
-  unsigned selected_reads = 0;     // GETs answered with $select
+  unsigned requests_received =
+      0;                        // requests read, answered or not (a fault may reset or drop them)
+  unsigned selected_reads = 0;  // GETs answered with $select
 
   // The EventService: subscriptions accepted; Event documents a destination answered 2xx;
   // delivery attempts that failed (each retry counts); Event documents never delivered (given up
@@ -102,6 +104,9 @@ class BmcState {
   // a System's Id ("1") or "@odata.id"; empty means every System (health) or the first (others).
   // Unknown systems and bad values are ironhold::Error (not_found / invalid). A power or health
   // change and a SEL entry are events for the EventService's subscribers (bmc_events.cpp).
+  // Counts a request read off the wire, before any fault acts on it, and returns the faults it
+  // meets (one lock for both).
+  Faults request_received();
   Faults faults() const;
   void set_faults(const Faults& faults);
   void set_power(const std::string& system, const std::string& state);  // "On" | "Off", at once

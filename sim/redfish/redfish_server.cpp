@@ -214,7 +214,7 @@ asio::awaitable<void> RedfishServer::serve_requests(Stream& stream) {
 // One request's answer, with the BMC's faults acted out; false when the connection is done.
 template <class Stream>
 asio::awaitable<bool> RedfishServer::answer(Stream& stream, const Request& request) {
-  const Faults faults = state_.faults();
+  const Faults faults = state_.request_received();
   if (faults.latency_ms > 0) {
     asio::steady_timer timer(beast::get_lowest_layer(stream).get_executor());
     timer.expires_after(std::chrono::milliseconds(faults.latency_ms));

@@ -193,6 +193,28 @@ TEST_CASE("BmcHttpClient gives up after max_attempts and never replays a receive
   CHECK(peer.requests() == 7);
 }
 
+TEST_CASE("a call's max_attempts lowers the client's, never raises it") {
+  HttpPeer peer([](const std::string&) { return PeerResponse{.status = 502}; });
+  RecordedSleeps sleeps;
+  IoThreads loop;
+  BmcHttpClient client(loop.io.get_executor(), options(3), sleeps.environment(0.0));
+
+  const HttpResult once = loop.run(client.request(plain_get(peer.url("/x")), {.max_attempts = 1}));
+  CHECK(once.response().status == 502);
+  CHECK(peer.requests() == 1);
+  CHECK(sleeps.delays.empty());
+
+  const HttpResult capped =
+      loop.run(client.request(plain_get(peer.url("/x")), {.max_attempts = 10}));
+  CHECK(capped.response().status == 502);
+  CHECK(peer.requests() == 4);
+  CHECK(sleeps.delays.size() == 2);
+
+  const HttpResult zero = loop.run(client.request(plain_get(peer.url("/x")), {.max_attempts = 0}));
+  CHECK(zero.response().status == 502);
+  CHECK(peer.requests() == 5);  // taken as 1: a call is always made
+}
+
 TEST_CASE("BmcHttpClient retries connection refused, even for a POST, then reports it") {
   RecordedSleeps sleeps;
   IoThreads loop;

@@ -135,4 +135,38 @@ TEST_CASE(
   }
 }
 
+// A connection reset is retried within the poll of a BMC that was answering (a blip), but not
+// within the poll of one whose last poll failed too: there the next poll is the retry, and each
+// attempt would be a TLS handshake on both sides while the healthy fleet waits for the CPU.
+TEST_CASE("a BMC already failing gets one attempt per request, a working one its retries",
+          "[redfish][driver]") {
+  if (!have_rackmount_mockup()) return;
+  SimulatedBmc bmc(rackmount_mockup(), true, 1);
+  IoThreads io;
+  RedfishDriverOptions options = quick_options();
+  options.http.retry.max_attempts = 3;
+  options.http.retry.base_delay = std::chrono::milliseconds(1);
+  options.http.retry.max_delay = std::chrono::milliseconds(2);
+  RedfishDriver driver(io.io.get_executor(), options);
+  {
+    const StatusReport first = io.run(driver.poll_status(bmc.target()));
+    REQUIRE(first.ok());  // the Systems are known now: one request each per poll
+  }
+  Faults reset;
+  reset.reset_connections = true;
+  bmc.fleet->set_faults(0, reset);
+  const auto requests_of_a_poll = [&](int previous_failures) {
+    DriverTarget target = bmc.target();
+    target.previous_failures = previous_failures;
+    const unsigned before = bmc.state().counters().requests_received;
+    const StatusReport report = io.run(driver.poll_status(target));
+    CHECK_FALSE(report.ok());
+    return bmc.state().counters().requests_received - before;
+  };
+  const unsigned working = requests_of_a_poll(0);
+  const unsigned failing = requests_of_a_poll(1);
+  CHECK(failing >= 1);
+  CHECK(working == 3 * failing);
+}
+
 }  // namespace driver_faults_test

@@ -1,0 +1,87 @@
+// The poller tells a driver how many polls of a kind failed in a row before this one, and the
+// Redfish driver retries within a poll only for a BMC that was working: for one already failing,
+// the next poll is the retry. Counted at the simulated BMC, which resets every connection once it
+// has read a request (so each attempt is one request and one TLS handshake).
+#include <boost/asio/thread_pool.hpp>
+#include <catch2/catch.hpp>
+#include <thread>
+
+#include "bmc/redfish/redfish_driver.hpp"
+#include "inventory/poller/poller.hpp"
+#include "sim/redfish/fleet.hpp"
+#include "tests/support/project_mockups.hpp"
+#include "tests/support/server/http_client.hpp"
+#include "tests/support/server/test_server.hpp"
+
+// This file's names, apart from those of the other test files compiled with it.
+namespace poll_failing_retries_test {
+
+using namespace ironhold;
+using namespace ironhold::test;
+using namespace std::chrono_literals;
+
+TEST_CASE("a poll of a BMC whose last poll failed makes one attempt, not the client's three",
+          "[app][poller]") {
+  sim::RedfishFleetOptions o;
+  o.mockup_dir = project_mockup("compute-server");
+  o.count = 1;
+  sim::RedfishFleet fleet(o);
+  fleet.start();
+  TestServer server({}, {}, std::nullopt, std::nullopt, std::nullopt);
+  const auto enrolled = http_send(server.port(), "POST", "/api/v1/nodes",
+                                  {{"name", "resetting"},
+                                   {"driver", "redfish"},
+                                   {"endpoint", fleet.endpoint(0)},
+                                   {"credentials", {{"username", "admin"}, {"password", "pw"}}}},
+                                  server.token("admin"));
+  INFO(enrolled.body);
+  REQUIRE(enrolled.status == 201);
+  fleet.set_faults(0, {.reset_connections = true});
+  auto& db = server.database();
+  db.execute("UPDATE poll_schedule SET next_due = now() + interval '1 day' WHERE kind <> 'status'");
+  db.execute(
+      "UPDATE poll_schedule SET next_due = now() + interval '1 day', failures = 0 "
+      "WHERE kind = 'status'");
+
+  boost::asio::thread_pool pool(2);
+  bmc::redfish::RedfishDriverOptions driver_options;
+  driver_options.http.retry.max_attempts = 3;
+  driver_options.http.retry.base_delay = 1ms;
+  driver_options.http.retry.max_delay = 2ms;
+  bmc::redfish::RedfishDriver driver(server.host().io_executor(), driver_options);
+  PollerOptions options;
+  options.intervals.status = 1h;  // polled once each time the test makes it due
+  options.idle_wait = 50ms;
+  options.flush_interval = 20ms;
+  Poller poller(server.host().io_executor(), pool, server.host().polls(), {{"redfish", &driver}},
+                options);
+
+  // Requests the BMC received during one status poll, made due now, until it is recorded.
+  const auto requests_of_one_poll = [&](int failures_before) {
+    REQUIRE(db.execute("SELECT failures FROM poll_schedule WHERE kind = 'status'") ==
+            std::to_string(failures_before));
+    const unsigned before = fleet.state(0).counters().requests_received;
+    const std::string finished = db.execute(
+        "SELECT coalesce(last_finished::text, '') FROM poll_schedule "
+        "WHERE kind = 'status'");
+    db.execute("UPDATE poll_schedule SET next_due = now() WHERE kind = 'status'");
+    const auto until = std::chrono::steady_clock::now() + 60s;
+    while (std::chrono::steady_clock::now() < until &&
+           db.execute("SELECT coalesce(last_finished::text, '') FROM poll_schedule "
+                      "WHERE kind = 'status'") == finished)
+      std::this_thread::sleep_for(20ms);
+    return fleet.state(0).counters().requests_received - before;
+  };
+  poller.start();
+  const unsigned working = requests_of_one_poll(0);
+  const unsigned failing = requests_of_one_poll(1);
+  const unsigned still_failing = requests_of_one_poll(2);
+  poller.stop(10s);
+  pool.join();
+  CHECK(failing >= 1);
+  CHECK(working == 3 * failing);
+  CHECK(still_failing == failing);
+  CHECK(db.execute("SELECT failures FROM poll_schedule WHERE kind = 'status'") == "3");
+}
+
+}  // namespace poll_failing_retries_test
