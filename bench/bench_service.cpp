@@ -207,9 +207,13 @@ void BenchDatabase::run(const std::string& sql) {
 
 DatabaseCounters BenchDatabase::counters() {
   const auto r = rows(
-      "SELECT xact_commit, tup_inserted, tup_updated, tup_deleted FROM pg_stat_database "
-      "WHERE datname = current_database()");
-  return {std::stoll(r[0][0]), std::stoll(r[0][1]), std::stoll(r[0][2]), std::stoll(r[0][3])};
+      "SELECT xact_commit, tup_inserted, tup_updated, tup_deleted, "
+      "       (SELECT coalesce(sum(autovacuum_count), 0) FROM pg_stat_user_tables), "
+      "       (SELECT coalesce(sum(autoanalyze_count), 0) FROM pg_stat_user_tables), "
+      "       (SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter) "
+      "FROM pg_stat_database WHERE datname = current_database()");
+  return {std::stoll(r[0][0]), std::stoll(r[0][1]), std::stoll(r[0][2]), std::stoll(r[0][3]),
+          std::stoll(r[0][4]), std::stoll(r[0][5]), std::stoll(r[0][6])};
 }
 
 pid_t BenchDatabase::postmaster() const {

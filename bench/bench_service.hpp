@@ -43,6 +43,9 @@ class TempDir {
 // Counters of pg_stat_database for the benchmark's database.
 struct DatabaseCounters {
   long long xact_commit = 0, tup_inserted = 0, tup_updated = 0, tup_deleted = 0;
+  // Background work that competes with a sweep for the cores: autovacuum and autoanalyze runs
+  // over the database's tables, and checkpoints (timed or requested).
+  long long autovacuums = 0, autoanalyzes = 0, checkpoints = 0;
 };
 
 // A private PostgreSQL cluster (Ironhold's embedded one, started here, not by the service) with

@@ -206,6 +206,8 @@ struct SweepFigures {
   double loop_seconds = 0;  // from the sweep's UPDATE until the benchmark stopped watching it
   std::size_t serve_sockets = 0;
   double foreign_cores = 0;  // other processes on the machine, until the healthy had finished
+  // PostgreSQL's background work over the counters' window (the sweep and 11 s after it).
+  long long autovacuums = 0, autoanalyzes = 0, checkpoints = 0;
 };
 
 double sims_cpu(const std::vector<const bench::SimProcesses*>& sims) {
@@ -354,6 +356,9 @@ SweepFigures sweep(bench::BenchDatabase& db, pid_t serve,
   const bench::DatabaseCounters after = db.counters();
   f.db_window = bench::seconds_since(t0);
   f.raw_commits = after.xact_commit - before.xact_commit;
+  f.autovacuums = after.autovacuums - before.autovacuums;
+  f.autoanalyzes = after.autoanalyzes - before.autoanalyzes;
+  f.checkpoints = after.checkpoints - before.checkpoints;
   f.raw_rows = after.tup_inserted + after.tup_updated - before.tup_inserted - before.tup_updated;
   // Only the wait after the sweep is idle: what the service commits during the sweep (its claims
   // and heartbeats too) is the sweep's cost. The sweep's own UPDATE touched one row per node.
@@ -397,6 +402,10 @@ void print(const char* name, const SweepFigures& f, bool faulty_phase) {
       "%.1f rows/s)\n",
       f.commits, f.rows, static_cast<double>(f.commits) / wall, static_cast<double>(f.rows) / wall,
       wall, f.db_window, f.raw_commits, f.raw_rows, f.quiet_commits_per_s, f.quiet_rows_per_s);
+  std::printf(
+      "  postgres in the background over those %.1f s: %lld autovacuum, %lld autoanalyze, "
+      "%lld checkpoint runs\n",
+      f.db_window, f.autovacuums, f.autoanalyzes, f.checkpoints);
   std::printf(
       "  serve rss %ld MiB, hwm %ld MiB, %zu sockets at the start  (other processes %.2f cores; "
       "%s%s)\n",

@@ -3,6 +3,7 @@
 // and connections reused). Prints wall time, CPU per BMC poll on this side and peak RSS.
 //   redfish_sweep --ironhold build/ironhold --mockup mockups/hgx-gpu-server --count 5000
 //                 --per-process 1000 --latency-ms 50 --sweeps 3 [--threads 1]
+//                 [--exit-holding-heap yes]  (under heaptrack: the steady heap by allocation site)
 #include <sys/resource.h>
 
 #include <atomic>
@@ -11,8 +12,10 @@
 #include <boost/asio/io_context.hpp>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -111,6 +114,9 @@ int main(int argc, char** argv) {
   // Kept-alive connections libcurl may hold (CURLMOPT_MAXCONNECTS); -1: the driver's default,
   // 0: libcurl's own (4 per transfer in flight, which closes most BMC connections between sweeps).
   const long max_idle = std::stol(arg(argc, argv, "max-idle", "-1"));
+  // "yes": end without freeing anything (the simulators stopped first), so that a heap profiler
+  // (heaptrack) reports the steady heap after the last sweep, by allocation site, as its "leaks".
+  const bool exit_holding_heap = arg(argc, argv, "exit-holding-heap", "no") == "yes";
 
   rlimit limit{};
   getrlimit(RLIMIT_NOFILE, &limit);
@@ -120,7 +126,9 @@ int main(int argc, char** argv) {
   std::printf("starting %u simulated BMCs in %u processes...\n", count,
               (count + per_process - 1) / per_process);
   std::fflush(stdout);
-  bench::SimProcesses sims(ironhold, {"redfish", "--mockup", mockup}, count, per_process, 19100);
+  auto sims_owner = std::make_unique<bench::SimProcesses>(
+      ironhold, std::vector<std::string>{"redfish", "--mockup", mockup}, count, per_process, 19100);
+  const bench::SimProcesses& sims = *sims_owner;
   if (latency) sims.set_faults("{\"latency_ms\": " + std::to_string(latency) + "}");
 
   std::vector<DriverTarget> targets;
@@ -146,5 +154,10 @@ int main(int argc, char** argv) {
   print("first sweep", sweep(io, driver, targets, threads, in_flight), targets.size());
   for (unsigned s = 0; s < sweeps; ++s)
     print("steady sweep", sweep(io, driver, targets, threads, in_flight), targets.size());
+  if (exit_holding_heap) {
+    sims_owner.reset();
+    std::fflush(stdout);
+    std::_Exit(0);
+  }
   return 0;
 }

@@ -87,6 +87,10 @@ std::vector<cli::Option> serve_options() {
   options.push_back({"poll-max-slow", 0, true, false,
                      "slow status polls running at once besides poll-max-in-flight",
                      "IRONHOLD_POLL_MAX_SLOW", "4000", "N"});
+  options.push_back({"poll-max-failing", 0, true, false,
+                     "polls of BMCs whose last poll failed running at once, within "
+                     "poll-max-in-flight (0: no limit of their own)",
+                     "IRONHOLD_POLL_MAX_FAILING", "64", "N"});
   options.push_back(
       {"poll-lease", 0, true, false,
        "seconds a claimed poll stays with its instance unrenewed before another takes it over "
@@ -248,6 +252,8 @@ int serve_with(const cli::Args& args, bool demo) {
       args, "poll-slow-after", static_cast<int>(PollerOptions{}.slow_after.count()), 0, 3600000));
   config.poller.max_slow = static_cast<std::size_t>(
       int_option(args, "poll-max-slow", static_cast<int>(PollerOptions{}.max_slow), 0, 1'000'000));
+  config.poller.max_failing = static_cast<std::size_t>(int_option(
+      args, "poll-max-failing", static_cast<int>(PollerOptions{}.max_failing), 0, 1'000'000));
 
   config.tasks_enabled = !args.flag("no-tasks");
   config.tasks.lease = std::chrono::seconds(int_option(args, "task-lease", 30, 3, 3600));

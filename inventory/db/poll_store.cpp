@@ -85,7 +85,8 @@ std::string claim_statement(std::string_view tier) {
 
 std::vector<PollJob> PollStore::claim(const std::string& owner,
                                       std::span<const std::string> drivers, int limit,
-                                      std::chrono::seconds lease) {
+                                      std::chrono::seconds lease,
+                                      std::optional<int> failing_limit) {
   if (drivers.empty() || limit <= 0) return {};
   // Due polls of failing BMCs wait behind those of working ones. When a whole sweep falls due at
   // once (instances starting, taking over a dead one's work, every node made due), a fifth of the
@@ -107,7 +108,7 @@ std::vector<PollJob> PollStore::claim(const std::string& owner,
       }
     };
     take(exec_hot(tx, prepared, working, owner, drivers_array, limit, lease_seconds));
-    const int left = limit - static_cast<int>(jobs.size());
+    const int left = std::min(limit - static_cast<int>(jobs.size()), failing_limit.value_or(limit));
     if (left > 0) take(exec_hot(tx, prepared, failing, owner, drivers_array, left, lease_seconds));
     // A node's first inspection under way: enrolled → inspecting (the lifecycle says so).
     if (!inspected.empty())

@@ -57,10 +57,13 @@ class PollStore {
  public:
   PollStore(Database& db, const crypto::SecretBox& box) : db_(db), box_(box) {}
 
-  // Leases up to `limit` due polls of nodes whose driver is one of `drivers`, most overdue first.
-  // A poll leased by another owner is skipped until its lease expires.
+  // Leases up to `limit` due polls of nodes whose driver is one of `drivers`, most overdue first,
+  // those of working BMCs before those of failing ones, and of the latter at most
+  // `failing_limit` (nullopt: no limit of their own). A poll leased by another owner is skipped
+  // until its lease expires.
   std::vector<PollJob> claim(const std::string& owner, std::span<const std::string> drivers,
-                             int limit, std::chrono::seconds lease);
+                             int limit, std::chrono::seconds lease,
+                             std::optional<int> failing_limit = std::nullopt);
 
   // Extends the leases `owner` still holds on `keys` to `lease` from now, in one statement (the
   // poller's heartbeat for the polls it has in flight); returns the keys it extended. A key whose

@@ -23,7 +23,8 @@ using Clock = std::chrono::steady_clock;
 // A poll in flight, for telling the slow ones apart; touched only on the strand.
 struct Poller::Slot {
   Clock::time_point started;
-  bool slow = false;  // counted in slow_in_flight, not in_flight
+  bool slow = false;     // counted in slow_in_flight, not in_flight
+  bool failing = false;  // counted in failing_in_flight
   bool done = false;
 };
 
@@ -42,6 +43,8 @@ struct Poller::State {
   bool stopping = false;
   std::size_t in_flight = 0;                   // polls counted against max_in_flight
   std::size_t slow_in_flight = 0;              // polls past slow_after, counted against max_slow
+  std::size_t failing_in_flight = 0;           // of in_flight, polls of failing BMCs (max_failing)
+  bool failing_capped = false;                 // the last claim took all the failing polls it might
   std::deque<std::shared_ptr<Slot>> by_start;  // polls in flight and not slow, oldest first
   bool claim_loop_done = false, flush_loop_done = false;
   std::vector<db::PollResult> pending;
@@ -87,11 +90,17 @@ asio::awaitable<void> Poller::claim_loop() {
         options_.max_in_flight > state->in_flight ? options_.max_in_flight - state->in_flight : 0;
     const int want = static_cast<int>(
         std::min<std::size_t>(room, static_cast<std::size_t>(options_.claim_batch)));
+    std::optional<int> failing_limit;
+    if (options_.max_failing > 0)
+      failing_limit = static_cast<int>(std::min<std::size_t>(
+          static_cast<std::size_t>(want), options_.max_failing > state->failing_in_flight
+                                              ? options_.max_failing - state->failing_in_flight
+                                              : 0));
     std::vector<db::PollJob> jobs;
     if (want > 0) {
-      auto claim = [this, want] {
+      auto claim = [this, want, failing_limit] {
         try {
-          return store_.claim(options_.owner, driver_names_, want, options_.lease);
+          return store_.claim(options_.owner, driver_names_, want, options_.lease, failing_limit);
         } catch (const std::exception& e) {
           log::warn("could not claim polls; retrying", {{"error", e.what()}});
           return std::vector<db::PollJob>{};
@@ -101,10 +110,16 @@ asio::awaitable<void> Poller::claim_loop() {
     }
     metrics_.count_claimed(jobs.size());
     const auto claimed_at = Clock::now();
+    int failing_claimed = 0;
     for (auto& job : jobs) {
       ++state->held[db::PollKey{job.target.node_id, job.kind}];
       ++state->in_flight;
       auto slot = std::make_shared<Slot>(Slot{claimed_at});
+      if (job.failures > 0) {
+        slot->failing = true;
+        ++state->failing_in_flight;
+        ++failing_claimed;
+      }
       // Only status polls: one or two small documents each, however long they wait. An
       // inspection or sensor poll is long by nature and gathers documents as it goes; letting it
       // out of the count would let their memory grow with the fleet.
@@ -112,6 +127,8 @@ asio::awaitable<void> Poller::claim_loop() {
       asio::co_spawn(strand_.get_inner_executor(), run_poll(std::move(job), std::move(slot)),
                      asio::detached);
     }
+    // More failing polls may be due than the limit let in: claim again as theirs finish.
+    state->failing_capped = failing_limit && failing_claimed >= *failing_limit;
     metrics_.set_in_flight(state->in_flight, state->slow_in_flight);
     if (state->stopping) break;
     if (want == 0 || static_cast<int>(jobs.size()) < want) {
@@ -147,6 +164,10 @@ void Poller::release_slow_slots() {
       oldest.slow = true;
       --state.in_flight;
       ++state.slow_in_flight;
+      if (oldest.failing) {  // waiting, not working: no longer held against max_failing
+        oldest.failing = false;
+        --state.failing_in_flight;
+      }
     }
     state.by_start.pop_front();
   }
@@ -191,6 +212,11 @@ asio::awaitable<void> Poller::run_poll(db::PollJob job, std::shared_ptr<Slot> sl
     state->pending.push_back(std::move(result));
     if (state->pending.size() >= options_.flush_batch) state->flush_timer.cancel();
     slot->done = true;
+    if (slot->failing) {
+      --state->failing_in_flight;
+      if (state->failing_capped && state->failing_in_flight <= options_.max_failing / 2)
+        state->wake.cancel();  // room for more of the failing polls still due
+    }
     if (slot->slow) {
       --state->slow_in_flight;
     } else {

@@ -44,6 +44,11 @@ struct PollerOptions {
   // polls and inspections always count: they gather documents as they go. 0: never.
   std::chrono::milliseconds slow_after{2000};
   std::size_t max_slow = 4000;
+  // Polls of BMCs whose last poll of that kind failed (and not yet in the slow lane) at most this
+  // many at once, within max_in_flight. They are claimed after the working BMCs' polls already;
+  // this also bounds what they take from them while both run (reconnections, TLS handshakes and
+  // retransmissions to broken BMCs burn CPU the healthy rest needs). 0: no limit of their own.
+  std::size_t max_failing = 64;
   std::chrono::milliseconds idle_wait{1000};  // between claims when nothing more was due
   std::chrono::milliseconds flush_interval{200};
   std::size_t flush_batch = 200;

@@ -1,7 +1,9 @@
-// The poller tells a driver how many polls of a kind failed in a row before this one, and the
-// Redfish driver retries within a poll only for a BMC that was working: for one already failing,
-// the next poll is the retry. Counted at the simulated BMC, which resets every connection once it
-// has read a request (so each attempt is one request and one TLS handshake).
+// Polls of failing BMCs. The poller tells a driver how many polls of a kind failed in a row before
+// this one, and the Redfish driver retries within a poll only for a BMC that was working: for one
+// already failing, the next poll is the retry (counted at the simulated BMC, which resets every
+// connection once it has read a request, so each attempt is one request and one TLS handshake).
+// And at most max_failing polls of failing BMCs run at once.
+#include <algorithm>
 #include <boost/asio/thread_pool.hpp>
 #include <catch2/catch.hpp>
 #include <thread>
@@ -82,6 +84,69 @@ TEST_CASE("a poll of a BMC whose last poll failed makes one attempt, not the cli
   CHECK(working == 3 * failing);
   CHECK(still_failing == failing);
   CHECK(db.execute("SELECT failures FROM poll_schedule WHERE kind = 'status'") == "3");
+}
+
+TEST_CASE("at most max_failing polls of failing BMCs run at once", "[app][poller]") {
+  constexpr std::size_t kSilent = 4;
+  sim::RedfishFleetOptions o;
+  o.mockup_dir = project_mockup("compute-server");
+  o.count = kSilent;
+  sim::RedfishFleet fleet(o);
+  fleet.start();
+  TestServer server({}, {}, std::nullopt, std::nullopt, std::nullopt);
+  for (std::size_t i = 0; i < kSilent; ++i) {
+    const auto enrolled = http_send(server.port(), "POST", "/api/v1/nodes",
+                                    {{"name", "silent-" + std::to_string(i)},
+                                     {"driver", "redfish"},
+                                     {"endpoint", fleet.endpoint(i)},
+                                     {"credentials", {{"username", "admin"}, {"password", "pw"}}}},
+                                    server.token("admin"));
+    INFO(enrolled.body);
+    REQUIRE(enrolled.status == 201);
+    fleet.set_faults(i, {.timeout = true});
+  }
+  auto& db = server.database();
+  db.execute("UPDATE poll_schedule SET next_due = now() + interval '1 day' WHERE kind <> 'status'");
+  db.execute("UPDATE poll_schedule SET next_due = now(), failures = 1 WHERE kind = 'status'");
+
+  boost::asio::thread_pool pool(2);
+  bmc::redfish::RedfishDriverOptions driver_options;
+  driver_options.transport.total_timeout = 2s;
+  bmc::redfish::RedfishDriver driver(server.host().io_executor(), driver_options);
+  PollerOptions options;
+  options.intervals.status = 1h;
+  options.idle_wait = 50ms;
+  options.flush_interval = 20ms;
+  options.slow_after = 0ms;  // no slow lane: every silent poll stays a failing one in flight
+  options.max_failing = 2;
+  Poller poller(server.host().io_executor(), pool, server.host().polls(), {{"redfish", &driver}},
+                options);
+  const auto asked = [&] {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < kSilent; ++i) n += fleet.state(i).counters().requests_received > 0;
+    return n;
+  };
+  const auto finished = [&] {
+    return db.execute(
+        "SELECT count(*) FROM poll_schedule WHERE kind = 'status' AND last_finished IS NOT NULL");
+  };
+  poller.start();
+  // Until the first poll has timed out, only the first two BMCs have been asked.
+  std::size_t most_asked = 0;
+  auto until = std::chrono::steady_clock::now() + 60s;
+  while (std::chrono::steady_clock::now() < until && finished() == "0") {
+    most_asked = std::max(most_asked, asked());
+    std::this_thread::sleep_for(10ms);
+  }
+  CHECK(most_asked == 2);
+  // Then the other two, as the first ones give up.
+  until = std::chrono::steady_clock::now() + 60s;
+  while (std::chrono::steady_clock::now() < until && finished() != std::to_string(kSilent))
+    std::this_thread::sleep_for(20ms);
+  CHECK(asked() == kSilent);
+  CHECK(finished() == std::to_string(kSilent));
+  poller.stop(10s);
+  pool.join();
 }
 
 }  // namespace poll_failing_retries_test

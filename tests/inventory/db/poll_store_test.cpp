@@ -220,6 +220,15 @@ TEST_CASE("due polls of failing BMCs are claimed after those of working ones", "
   CHECK(both[0].target.node_id == working.id);
   CHECK(both[1].target.node_id == failing.id);
 
+  // A claim may take fewer of the failing BMCs' polls than it has room for.
+  f.sql("UPDATE poll_schedule SET lease_owner = NULL, lease_expires = NULL");
+  const auto capped = f.polls.claim("me", f.drivers, 10, std::chrono::seconds(60), 0);
+  REQUIRE(capped.size() == 1);
+  CHECK(capped[0].target.node_id == working.id);
+  const auto rest = f.polls.claim("me", f.drivers, 10, std::chrono::seconds(60), 1);
+  REQUIRE(rest.size() == 1);
+  CHECK(rest[0].target.node_id == failing.id);
+
   // Once it answers again, it is back among the working ones.
   batch.clear();
   batch.push_back(status_result(failing.id, {SystemStatus{"1", PowerState::on, Health::ok}}));
