@@ -12,7 +12,7 @@
 //              --redfish 8000 --ipmi 2000 --per-process 1000 --latency-ms 50 --sweeps 3
 //              (a first sweep on connections opened again, then --sweeps more)
 //              [--faulty 20] [--faulty-timeout 30] [--threads N] [--poll-max-in-flight N]
-//              [--db-connections N] [--perf DIR] [--malloc-stats yes]
+//              [--db-connections N] [--perf DIR] [--malloc-stats yes] [--poll-max-failing N]
 //              [--variants "default threads=1 poll-max-in-flight=250"] [--variant-sweeps 3]
 
 #include <algorithm>
@@ -528,7 +528,7 @@ int run(int argc, char** argv) {
                                           "warn"};
   bench::pass_through(argc, argv,
                       {"threads", "poll-max-in-flight", "db-connections", "poll-lease",
-                       "poll-slow-after", "poll-max-slow"},
+                       "poll-slow-after", "poll-max-slow", "poll-max-failing"},
                       serve_extra);
 
   bench::stop_on_signals();

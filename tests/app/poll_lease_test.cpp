@@ -10,10 +10,7 @@
 
 #include "bmc/redfish/redfish_driver.hpp"
 #include "inventory/poller/poller.hpp"
-#include "sim/redfish/fleet.hpp"
-#include "tests/support/project_mockups.hpp"
-#include "tests/support/server/http_client.hpp"
-#include "tests/support/server/test_server.hpp"
+#include "tests/app/poller_test_fleet.hpp"
 
 // This file's names, apart from those of the other test files compiled with it.
 namespace poll_lease_test {
@@ -24,22 +21,11 @@ using namespace std::chrono_literals;
 
 TEST_CASE("a poll that outlives its lease keeps it: another poller never polls that BMC meanwhile",
           "[app][poller][scale-out]") {
-  sim::RedfishFleetOptions o;
-  o.mockup_dir = project_mockup("compute-server");
-  o.count = 1;
-  sim::RedfishFleet fleet(o);
+  sim::RedfishFleet fleet(compute_server_fleet(1));
   fleet.start();
   // The service only for its database and API: the pollers under test are the two below.
   TestServer server({}, {}, std::nullopt, std::nullopt, std::nullopt);
-  const auto enrolled =
-      http_send(server.port(), "POST", "/api/v1/nodes",
-                {{"name", "slow-bmc"},
-                 {"driver", "redfish"},
-                 {"endpoint", fleet.endpoint(0)},
-                 {"credentials", {{"username", "admin"}, {"password", "password"}}}},
-                server.token("admin"));
-  INFO(enrolled.body);
-  REQUIRE(enrolled.status == 201);
+  enroll_simulated(server, fleet, 0, "slow-bmc");
   // Only status polls, so that what is in flight is one node's one kind of poll.
   server.database().execute(
       "UPDATE poll_schedule SET next_due = now() + interval '1 day' WHERE kind <> 'status'");

@@ -9,10 +9,7 @@
 
 #include "bmc/redfish/redfish_driver.hpp"
 #include "inventory/poller/poller.hpp"
-#include "sim/redfish/fleet.hpp"
-#include "tests/support/project_mockups.hpp"
-#include "tests/support/server/http_client.hpp"
-#include "tests/support/server/test_server.hpp"
+#include "tests/app/poller_test_fleet.hpp"
 
 // This file's names, apart from those of the other test files compiled with it.
 namespace poll_slow_lane_test {
@@ -31,24 +28,12 @@ struct SlowLaneRun {
 };
 
 SlowLaneRun poll_two_silent_two_healthy(std::chrono::milliseconds slow_after) {
-  sim::RedfishFleetOptions o;
-  o.mockup_dir = project_mockup("compute-server");
-  o.count = 4;
-  sim::RedfishFleet fleet(o);
+  sim::RedfishFleet fleet(compute_server_fleet(4));
   fleet.start();
   // The service only for its database and API: the poller under test is the one below.
   TestServer server({}, {}, std::nullopt, std::nullopt, std::nullopt);
-  for (std::size_t i = 0; i < 4; ++i) {
-    const auto enrolled =
-        http_send(server.port(), "POST", "/api/v1/nodes",
-                  {{"name", (i < 2 ? "silent-" : "healthy-") + std::to_string(i)},
-                   {"driver", "redfish"},
-                   {"endpoint", fleet.endpoint(i)},
-                   {"credentials", {{"username", "admin"}, {"password", "password"}}}},
-                  server.token("admin"));
-    INFO(enrolled.body);
-    REQUIRE(enrolled.status == 201);
-  }
+  for (std::size_t i = 0; i < 4; ++i)
+    enroll_simulated(server, fleet, i, (i < 2 ? "silent-" : "healthy-") + std::to_string(i));
   fleet.set_faults(0, {.timeout = true});
   fleet.set_faults(1, {.timeout = true});
   // Status polls only, the silent BMCs' due first (the claim takes the longest overdue).
