@@ -195,6 +195,15 @@ sigset_t block_stop_signals() {
 int serve_with(const cli::Args& args, bool demo) {
   apply_log_level(args);
   const sigset_t stop_signals = block_stop_signals();
+  // The TLS flags first: a mistake there is told at once, not after a database has started.
+  const std::string tls_cert = args.value_or("tls-cert", ""),
+                    tls_key = args.value_or("tls-key", "");
+  if (tls_cert.empty() != tls_key.empty())
+    throw cli::UsageError("--tls-cert and --tls-key go together");
+  auto tls = tls_cert.empty() ? nullptr : web::make_server_tls_context(tls_cert, tls_key);
+  const std::string http_redirect = args.value_or("http-redirect", "");
+  if (!http_redirect.empty() && !tls)
+    throw cli::UsageError("--http-redirect redirects to HTTPS: give --tls-cert and --tls-key too");
   DatabaseTarget target = open_database_target(args, true);
   ServiceConfig config;
   config.database_url = target.runtime_url;
@@ -224,14 +233,8 @@ int serve_with(const cli::Args& args, bool demo) {
       std::chrono::milliseconds(int_option(args, "idle-timeout", 60000, 1, 3600000));
   config.server.shutdown_grace =
       std::chrono::milliseconds(int_option(args, "shutdown-grace", 10000, 0, 3600000));
-  const std::string tls_cert = args.value_or("tls-cert", ""),
-                    tls_key = args.value_or("tls-key", "");
-  if (tls_cert.empty() != tls_key.empty())
-    throw cli::UsageError("--tls-cert and --tls-key go together");
-  if (!tls_cert.empty()) config.server.tls = web::make_server_tls_context(tls_cert, tls_key);
-  config.http_redirect_listen = args.value_or("http-redirect", "");
-  if (!config.http_redirect_listen.empty() && !config.server.tls)
-    throw cli::UsageError("--http-redirect redirects to HTTPS: give --tls-cert and --tls-key too");
+  config.server.tls = std::move(tls);
+  config.http_redirect_listen = http_redirect;
 
   config.retention.sensor_days = int_option(args, "sensor-retention-days", 30, 1, 3650);
   config.maintenance_interval =
@@ -282,13 +285,17 @@ int serve_with(const cli::Args& args, bool demo) {
   if (demo) seed_demo_fleet(host, *demo_fleet);
   const auto endpoint = host.start();
   demo_port_holder.reset();
-  const std::string url = std::string(config.server.tls ? "https://" : "http://") +
-                          (endpoint.address().is_v6() ? "[" + endpoint.address().to_string() + "]"
-                                                      : endpoint.address().to_string()) +
-                          ":" + std::to_string(endpoint.port());
-  log::info(
-      "listening",
-      {{"url", url}, {"embedded_database", target.embedded()}, {"instance", host.instance_name()}});
+  const auto address_and_port = [](const boost::asio::ip::tcp::endpoint& e) {
+    return (e.address().is_v6() ? "[" + e.address().to_string() + "]" : e.address().to_string()) +
+           ":" + std::to_string(e.port());
+  };
+  const std::string url =
+      std::string(config.server.tls ? "https://" : "http://") + address_and_port(endpoint);
+  nlohmann::json listening = {
+      {"url", url}, {"embedded_database", target.embedded()}, {"instance", host.instance_name()}};
+  if (const auto redirect = host.redirect_endpoint())  // the port bound, when asked for port 0
+    listening["http_redirect"] = "http://" + address_and_port(*redirect);
+  log::info("listening", listening);
   if (demo) {
     const auto token = create_demo_token(host);
     const auto password = reset_demo_user(host);

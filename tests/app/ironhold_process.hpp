@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,15 @@
 #include "tests/support/server/child_process.hpp"
 
 namespace ironhold::test {
+
+// The port of "http://127.0.0.1:8080" (also of "https://[::1]:8443"); 0 when it has none.
+inline unsigned short url_port(const std::string& url) {
+  const auto colon = url.rfind(':');
+  if (colon == std::string::npos ||
+      url.find_first_not_of("0123456789", colon + 1) != std::string::npos)
+    return 0;
+  return static_cast<unsigned short>(std::atoi(url.c_str() + colon + 1));
+}
 
 struct IronholdProcess {
   std::unique_ptr<ChildProcess> process;
@@ -27,9 +37,7 @@ inline IronholdProcess start_ironhold(std::vector<std::string> args,
   const auto line = p.process->wait_for_line("\"msg\":\"listening\"", std::chrono::seconds(180));
   INFO(p.process->stderr_text());
   REQUIRE(line);
-  const auto at = line->find("127.0.0.1:");
-  REQUIRE(at != std::string::npos);
-  p.port = static_cast<unsigned short>(std::atoi(line->c_str() + at + 10));
+  p.port = url_port(nlohmann::json::parse(*line).at("url").get<std::string>());
   REQUIRE(p.port != 0);
   return p;
 }
