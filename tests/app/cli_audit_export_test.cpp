@@ -112,6 +112,26 @@ TEST_CASE("ironhold export writes the file and its manifest, which vouches for i
   CHECK(nd.out.empty());  // nothing recorded yet: no firmware
   CHECK(contains(nd.err, "0 rows"));
 
+  // As of a time before a node was retired: it is in that export, with the time in its manifest.
+  const std::string before_retirement = s.server.database().execute(
+      "SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')");
+  REQUIRE(http_send(s.server.port(), "DELETE", "/api/v1/nodes/gpu-03", json(), s.admin).status ==
+          204);
+  const std::string then_file = (dir / "then.ndjson").string();
+  const Run then = s.cli({"export", "assets", "--as-of", before_retirement, "--format", "ndjson",
+                          "--output", then_file});
+  INFO(then.out << then.err);
+  REQUIRE(then.status == 0);
+  const std::string then_body = read_file(then_file);
+  CHECK(contains(then_body, "\"gpu-03\""));
+  const json then_manifest = json::parse(read_file(then_file + ".manifest.json"));
+  CHECK(then_manifest["rows"] == 3);
+  CHECK(then_manifest.dump().find(before_retirement) != std::string::npos);
+  const Run now = s.cli({"export", "assets", "--format", "ndjson"});
+  REQUIRE(now.status == 0);
+  CHECK_FALSE(contains(now.out, "\"gpu-03\""));
+  CHECK(contains(now.out, "\"gpu-01\""));
+
   const Run bad = s.cli({"export", "assets", "--as-of", "yesterday"});
   CHECK(bad.status != 0);
   CHECK(contains(bad.err, "as_of"));

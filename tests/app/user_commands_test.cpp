@@ -1,6 +1,7 @@
-// `ironhold user ...` and `ironhold project ...` as an operator runs them on the server: the real
-// binary on a test database (--database), checked through the stores and the audit trail that the
-// service reads. Passwords come in on stdin; none may land in the audit trail.
+// `ironhold user ...`, `ironhold project ...` and `ironhold token ...` as an operator runs them on
+// the server: the real binary on a test database (--database), checked through the stores and the
+// audit trail that the service reads. Passwords come in on stdin; none, nor any token's secret, may
+// land in the audit trail.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -8,6 +9,7 @@
 #include "inventory/db/audit_store.hpp"
 #include "inventory/db/database.hpp"
 #include "inventory/db/project_store.hpp"
+#include "inventory/db/token_store.hpp"
 #include "inventory/db/user_store.hpp"
 #include "tests/app/cli_run.hpp"
 #include "tests/support/test_cluster.hpp"
@@ -284,6 +286,81 @@ TEST_CASE("project rm refuses a project that holds a node", "[user-cli]") {
   CHECK(contains(refused.err, "racks"));
   CHECK(db::ProjectStore(s.reader).get("racks"));
   CHECK(s.audit("project.remove").empty());
+}
+TEST_CASE("token create and revoke are audited with who, what and which token, never the secret",
+          "[user-cli][token-cli]") {
+  Setup s;
+  REQUIRE(s.ironhold({"project", "add", "lab"}).status == 0);
+  REQUIRE(s.ironhold({"user", "add", "gil", "--password-stdin"}, "gil-Pass-phrase-3\n").status ==
+          0);
+
+  const auto made =
+      s.ironhold({"token", "create", "--name", "lab-ci", "--role", "operator", "--project", "lab"});
+  INFO(made.err);
+  REQUIRE(made.status == 0);
+  const std::string secret = made.out.substr(0, made.out.find('\n'));
+  const auto token = db::TokenStore(s.reader).authenticate(secret);
+  REQUIRE(token);
+  const auto for_gil = s.ironhold({"token", "create", "--name", "gil-own", "--user", "gil"});
+  INFO(for_gil.err);
+  REQUIRE(for_gil.status == 0);
+  const std::string gil_secret = for_gil.out.substr(0, for_gil.out.find('\n'));
+  const auto gil_token = db::TokenStore(s.reader).authenticate(gil_secret);
+  REQUIRE(gil_token);
+
+  const auto created = s.audit("token.create");
+  REQUIRE(created.size() == 2);
+  const auto& service = created[1].entry;  // newest first
+  CHECK_THAT(service.actor, Catch::StartsWith("cli:"));
+  CHECK(service.target_type == "token");
+  CHECK(service.target_id == token->id);
+  CHECK(service.target_name == "lab-ci");
+  CHECK(service.outcome == "ok");
+  CHECK(service.project == "lab");
+  CHECK(service.details == json({{"role", "operator"}, {"project", "lab"}, {"user", nullptr}}));
+  const auto& own = created[0].entry;
+  CHECK(own.target_id == gil_token->id);
+  CHECK(own.target_name == "gil-own");
+  CHECK_FALSE(own.project);
+  CHECK(own.details == json({{"role", nullptr}, {"project", nullptr}, {"user", "gil"}}));
+
+  // Revoked by name: the entry names the same token, and the secret stops working.
+  const auto revoked = s.ironhold({"token", "revoke", "lab-ci"});
+  INFO(revoked.err);
+  REQUIRE(revoked.status == 0);
+  CHECK_FALSE(db::TokenStore(s.reader).authenticate(secret));
+  CHECK(db::TokenStore(s.reader).authenticate(gil_secret));
+  const auto revocations = s.audit("token.revoke");
+  REQUIRE(revocations.size() == 1);
+  CHECK(revocations[0].entry.actor == service.actor);
+  CHECK(revocations[0].entry.target_type == "token");
+  CHECK(revocations[0].entry.target_id == token->id);
+  CHECK(revocations[0].entry.target_name == "lab-ci");
+  CHECK(revocations[0].entry.outcome == "ok");
+  CHECK(revocations[0].entry.project == "lab");
+  // A revocation that finds nothing changes nothing and records nothing.
+  CHECK(s.ironhold({"token", "revoke", "lab-ci"}).status == 1);
+  CHECK(s.audit("token.revoke").size() == 1);
+
+  // Neither secret, nor its stored hash, is anywhere in the trail.
+  const std::string log = s.whole_audit_log();
+  CHECK(contains(log, "token.revoke"));
+  for (const auto& shown : {secret, gil_secret}) {
+    CHECK_FALSE(contains(log, shown));
+    CHECK_FALSE(contains(log, shown.substr(3)));
+  }
+  CHECK_FALSE(contains(
+      log, s.database.execute("SELECT encode(token_hash, 'hex') FROM api_tokens WHERE name = "
+                              "'lab-ci'")));
+
+  // The entries continue the chain the service verifies.
+  db::Database verifier({.url = s.database.url(),
+                         .pool_size = 1,
+                         .audit_key = crypto::load_key_file(s.dir.path() / "audit.key", false,
+                                                            "audit key", "the test")});
+  const auto report = db::verify_audit_chain(verifier, nullptr);
+  INFO(db::to_json(report).dump());
+  CHECK(report.ok());
 }
 #endif
 

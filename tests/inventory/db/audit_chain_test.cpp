@@ -1,10 +1,14 @@
 // The audit chain against a real PostgreSQL: entries written through the store verify; each kind
 // of tampering, made directly in the database the way someone with database access would (as the
 // owner role, triggers disabled), is caught and named at the right entry; the runtime role cannot
-// change or delete entries at all.
+// change or delete entries at all; writers on several instances at once append one after another.
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <latch>
+#include <memory>
 #include <pqxx/pqxx>
+#include <thread>
+#include <vector>
 
 #include "inventory/crypto/primitives.hpp"
 #include "inventory/db/audit_store.hpp"
@@ -201,6 +205,68 @@ TEST_CASE("the runtime role can neither change nor delete audit entries", "[audi
   // Nor can the owner, without first turning the guards off.
   CHECK_THROWS(f.database.execute("DELETE FROM audit_log WHERE seq = 1"));
   CHECK(f.verify().ok());
+}
+
+TEST_CASE("writers on several connections at once append to one chain without forking it",
+          "[audit][chain][concurrency]") {
+  ChainFixture f;
+  constexpr int writers = 4;
+  constexpr int per_writer = 50;
+  // One Database (one connection) per writer, as separate instances sharing the database have.
+  std::vector<std::unique_ptr<db::Database>> instances;
+  for (int w = 0; w < writers; ++w)
+    instances.push_back(std::make_unique<db::Database>(
+        db::DatabaseOptions{.url = f.database.url(), .pool_size = 1, .audit_key = f.key}));
+  std::latch start(writers);
+  std::vector<std::vector<std::string>> errors(writers);
+  std::vector<std::thread> threads;
+  for (int w = 0; w < writers; ++w) {
+    threads.emplace_back([&, w] {
+      db::AuditStore audit(*instances[w]);
+      start.arrive_and_wait();
+      for (int i = 0; i < per_writer; ++i) {
+        db::AuditEntry e;
+        e.actor = "writer-" + std::to_string(w);
+        e.action = "test.write";
+        e.target_id = std::to_string(i);
+        e.outcome = "ok";
+        e.details = {{"writer", w}, {"i", i}};
+        try {
+          audit.record(e);
+        } catch (const std::exception& ex) {
+          errors[w].push_back(ex.what());
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (int w = 0; w < writers; ++w) {
+    INFO("writer " << w << ": " << (errors[w].empty() ? "" : errors[w].front()));
+    CHECK(errors[w].empty());
+  }
+
+  constexpr int total = writers * per_writer;
+  const auto report = f.verify();
+  INFO((report.problem ? report.problem->message : ""));
+  CHECK(report.ok());
+  CHECK(report.entries == total);
+  CHECK(report.head.seq == total);
+  // Places 1..N, each once.
+  CHECK(f.database.execute("SELECT count(*) || ' ' || count(DISTINCT seq) || ' ' || min(seq) || "
+                           "' ' || max(seq) FROM audit_log") ==
+        std::to_string(total) + " " + std::to_string(total) + " 1 " + std::to_string(total));
+  // Every entry written once, and each entry sealed over the one before it.
+  CHECK(f.database.execute("SELECT count(DISTINCT (actor, target_id)) FROM audit_log") ==
+        std::to_string(total));
+  CHECK(f.database.execute("SELECT count(*) FROM audit_log a LEFT JOIN audit_log b ON b.seq = "
+                           "a.seq - 1 WHERE a.seq > 1 AND a.prev_mac IS DISTINCT FROM b.mac") ==
+        "0");
+  CHECK(f.database.execute("SELECT count(DISTINCT prev_mac) FROM audit_log") ==
+        std::to_string(total));
+  // Each writer's own entries keep the order it wrote them in.
+  CHECK(f.database.execute(
+            "SELECT count(*) FROM (SELECT target_id::int AS i, row_number() OVER (PARTITION BY "
+            "actor ORDER BY seq) - 1 AS place FROM audit_log) x WHERE i <> place") == "0");
 }
 
 TEST_CASE("a second instance with another audit key refuses to write, and verification says why",

@@ -1,9 +1,12 @@
 // People and their tokens over real HTTP: signing in to the console with a name and a password
 // (throttled per address and per name, audited), a user's tokens narrowed to one project and one
-// role and following the user's roles as they change, a project admin's service tokens, and
-// passwords that never appear in an answer or the audit trail.
+// role and following the user's roles as they change, a project admin's service tokens, tokens
+// refused once expired or revoked, every token and role change in the audit trail, and passwords
+// that never appear in an answer or the audit trail.
 #include <catch2/catch.hpp>
 #include <pqxx/pqxx>
+#include <string>
+#include <vector>
 
 #include "tests/support/server/http_client.hpp"
 #include "tests/support/server/test_server.hpp"
@@ -275,6 +278,116 @@ TEST_CASE("a person changes their own password with the current one", "[web][use
                       "taken over now",
                   },
                   {"current_password", "a second password"}}) == 403);
+}
+
+TEST_CASE("a token is refused once it has expired, and once it is revoked through the API",
+          "[web][users][tokens]") {
+  Fleet f;
+  const auto made = http_send(
+      f.server.port(), "POST", "/api/v1/tokens",
+      {{"name", "short-lived"}, {"role", "viewer"}, {"expires_at", "2099-01-01T00:00:00Z"}},
+      f.admin);
+  INFO(made.body);
+  REQUIRE(made.status == 201);
+  const std::string expiring = made.json()["token"];
+  const std::string expiring_id = made.json()["id"];
+  const auto kept = http_send(
+      f.server.port(), "POST", "/api/v1/tokens",
+      {{"name", "still-valid"}, {"role", "viewer"}, {"expires_at", "2099-01-01T00:00:00Z"}},
+      f.admin);
+  REQUIRE(kept.status == 201);
+  const std::string still_valid = kept.json()["token"];
+
+  CHECK(f.status("GET", "/api/v1/nodes", expiring) == 200);
+  // Its expiry passes: moved into the past in the database, as time would move it.
+  f.server.database().execute(
+      "UPDATE api_tokens SET expires_at = now() - interval '1 second' WHERE id = '" + expiring_id +
+      "'");
+  CHECK(f.status("GET", "/api/v1/nodes", expiring) == 401);
+  CHECK(f.status("GET", "/api/v1/nodes/" + f.lab_node, expiring) == 401);
+  CHECK(f.status("POST", "/api/v1/tokens", expiring,
+                 {{"name", "renewed"}, {"role", "viewer"}, {"project", "lab"}}) == 401);
+  CHECK(f.status("GET", "/api/v1/nodes", still_valid) == 200);
+
+  // Revoked by an admin, by id: refused from the next request on.
+  const auto other = http_send(f.server.port(), "POST", "/api/v1/tokens",
+                               {{"name", "to-revoke"}, {"role", "operator"}}, f.admin);
+  REQUIRE(other.status == 201);
+  const std::string revoked = other.json()["token"];
+  const std::string revoked_id = other.json()["id"];
+  CHECK(f.status("GET", "/api/v1/nodes", revoked) == 200);
+  REQUIRE(f.status("DELETE", "/api/v1/tokens/" + revoked_id, f.admin) == 204);
+  CHECK(f.status("GET", "/api/v1/nodes", revoked) == 401);
+  CHECK(f.status("POST", "/api/v1/nodes/" + f.lab_node + "/power", revoked, {{"action", "off"}}) ==
+        401);
+  CHECK(f.status("DELETE", "/api/v1/tokens/" + revoked_id, f.admin) == 404);
+  CHECK(f.status("GET", "/api/v1/nodes", still_valid) == 200);
+}
+
+TEST_CASE("token and role changes through the API are audit entries naming who, what and whom",
+          "[web][users][tokens][audit]") {
+  Fleet f;
+  f.add_user("gus", {{{"project", "lab"}, {"role", "viewer"}}});
+  const auto gus = http_get(f.server.port(), "/api/v1/users/gus", f.admin);
+  REQUIRE(gus.status == 200);
+  const std::string gus_id = gus.json()["id"];
+
+  REQUIRE(f.status("POST", "/api/v1/users/gus/roles", f.admin,
+                   {{"project", "prod"}, {"role", "operator"}}) == 200);
+  REQUIRE(f.status("DELETE", "/api/v1/users/gus/roles/viewer?project=lab", f.admin) == 200);
+  // Refused, and audited all the same.
+  f.add_user("hal", {{{"project", "lab"}, {"role", "admin"}}});
+  const std::string hal = f.token_for("hal");
+  CHECK(f.status("POST", "/api/v1/users/gus/roles", hal,
+                 {{"project", nullptr}, {"role", "admin"}}) == 403);
+
+  const auto made = http_send(f.server.port(), "POST", "/api/v1/tokens",
+                              {{"name", "gus-ci"}, {"user", "gus"}, {"project", "prod"}}, f.admin);
+  INFO(made.body);
+  REQUIRE(made.status == 201);
+  const std::string secret = made.json()["token"];
+  const std::string token_id = made.json()["id"];
+  REQUIRE(f.status("DELETE", "/api/v1/tokens/gus-ci", f.admin) == 204);
+
+  pqxx::connection c(f.server.database().owner_url());
+  pqxx::work tx(c);
+  // The one entry of that action on that target, as its columns hold it.
+  auto entry = [&](const std::string& action, const std::string& target_id) {
+    const auto rows = tx.exec_params(
+        "SELECT actor, coalesce(target_type, ''), coalesce(target_name, ''), outcome, "
+        "coalesce(project, ''), details::text FROM audit_log WHERE action = $1 AND target_id = $2",
+        action, target_id);
+    INFO(action);
+    REQUIRE(rows.size() == 1);
+    std::vector<std::string> out;
+    for (int i = 0; i < 5; ++i) out.push_back(rows[0][i].as<std::string>());
+    out.push_back(json::parse(rows[0][5].as<std::string>()).dump());
+    return out;
+  };
+  using Row = std::vector<std::string>;
+  CHECK(entry("POST /api/v1/users/{name}/roles", gus_id) ==
+        Row{"admin-1", "user", "gus", "200", "prod",
+            json({{"project", "prod"}, {"role", "operator"}}).dump()});
+  CHECK(entry("DELETE /api/v1/users/{name}/roles/{role}", gus_id) ==
+        Row{"admin-1", "user", "gus", "200", "lab",
+            json({{"project", "lab"}, {"role", "viewer"}}).dump()});
+  CHECK(entry("POST /api/v1/tokens", token_id) ==
+        Row{"admin-1", "token", "gus-ci", "201", "prod",
+            json({{"role", nullptr}, {"project", "prod"}, {"user", "gus"}, {"expires_at", nullptr}})
+                .dump()});
+  CHECK(entry("DELETE /api/v1/tokens/{id}", token_id) ==
+        Row{"admin-1", "token", "gus-ci", "204", "prod", "{}"});
+  const auto refused = tx.exec(
+      "SELECT actor FROM audit_log WHERE action = 'POST /api/v1/users/{name}/roles' "
+      "AND outcome = '403'");
+  REQUIRE(refused.size() == 1);
+  CHECK(refused[0][0].as<std::string>() == "hal");
+
+  // The token's secret is in its one answer, nowhere in the trail.
+  const auto leaked = tx.exec_params1(
+      "SELECT count(*) FROM audit_log WHERE to_jsonb(audit_log)::text LIKE '%' || $1 || '%'",
+      secret);
+  CHECK(leaked[0].as<int>() == 0);
 }
 
 }  // namespace users_tokens_test
