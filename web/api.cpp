@@ -114,15 +114,21 @@ bool Api::streams_body(http::verb method, std::string_view target) const {
 const Route* Api::route_request(RequestContext& ctx, std::optional<Response>& immediate) const {
   const std::string_view target(ctx.request.target().data(), ctx.request.target().size());
   const std::string_view raw_path = target.substr(0, target.find('?'));
-  ctx.path = std::string(raw_path);
-  // The secret a BMC posts its events under stays out of logs and problem documents.
-  static constexpr std::string_view kSecretPaths = "/api/v1/redfish-events/";
-  if (ctx.path.starts_with(kSecretPaths) && ctx.path.size() > kSecretPaths.size())
-    ctx.path = std::string(kSecretPaths) + "{secret}";
-  const ProblemContext pctx{ctx.path, ctx.request_id, ctx.request.version()};
   std::vector<std::string> segments;
+  const bool split = split_path(raw_path, segments);
+  ctx.path = std::string(raw_path);
+  // The secret a BMC posts its events under stays out of logs and problem documents, however the
+  // path spells it: judged on the segments as the router decodes them ("redfish%2Devents" routes
+  // there too), and on the raw text when they do not decode.
+  static constexpr std::string_view kSecretPaths = "/api/v1/redfish-events/";
+  const bool secret_path =
+      split ? segments.size() > 3 && segments[0] == "api" && segments[1] == "v1" &&
+                  segments[2] == "redfish-events"
+            : ctx.path.starts_with(kSecretPaths) && ctx.path.size() > kSecretPaths.size();
+  if (secret_path) ctx.path = std::string(kSecretPaths) + "{secret}";
+  const ProblemContext pctx{ctx.path, ctx.request_id, ctx.request.version()};
   auto parsed = boost::urls::parse_origin_form(target);
-  if (!parsed || !split_path(raw_path, segments)) {
+  if (!parsed || !split) {
     immediate =
         problem(http::status::bad_request, "the request target is not a valid URL path", pctx);
     return nullptr;

@@ -25,9 +25,11 @@ constexpr SealedColumn kReceiverSecrets{"alert_receivers", "id", "key_id", "seal
 
 constexpr int kBatch = 200;
 
+// A deleted cloud account or receiver keeps its row with the secret wiped to no bytes: nothing is
+// left to re-seal there, and counting it would hold every rotation back.
 std::string where_stale(const SealedColumn& c) {
-  return std::string(" WHERE ") + c.sealed + " IS NOT NULL AND " + c.key_id +
-         " IS DISTINCT FROM $1";
+  return std::string(" WHERE ") + c.sealed + " IS NOT NULL AND octet_length(" + c.sealed +
+         ") > 0 AND " + c.key_id + " IS DISTINCT FROM $1";
 }
 
 // One batch; the rows re-sealed, or -1 when none was left to take.
