@@ -6,6 +6,7 @@
 // exports run on a budget of their own, and one past it is refused while the API still answers.
 #include <boost/asio/io_context.hpp>
 #include <catch2/catch.hpp>
+#include <pqxx/pqxx>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -486,14 +487,18 @@ TEST_CASE("an export past the budget is refused while the API answers, and the b
   const std::string admin = server.token("admin");
   const std::string auditor = server.token("auditor");
   enroll(server, admin, "gpu-a", "dc-1");
-  // Far more bytes than the sockets buffer (800 nodes with the 64 tags of 255 characters the API
-  // allows: about 14 MB), so that a client that does not read holds its export open. Written
-  // straight to the table: enrolling them one by one would take minutes under the sanitizers.
+  // Far more bytes than the sockets buffer (5,000 nodes with 16 tags of 255 characters: about
+  // 21 MB, where loopback buffers take about 10), so that a client that does not read holds its
+  // export open, and more rows than the export fetches at once, so that its cursor is still open
+  // then. Written straight to the table: enrolling them one by one would take minutes under the
+  // sanitizers.
+  constexpr int kBulk = 5000;
   server.database().execute(
       "INSERT INTO nodes (name, source, driver, site, tags) "
       "SELECT 'bulk-' || i, 'bmc', 'redfish', 'bulk', "
       "(SELECT jsonb_object_agg('tag-' || k, repeat(chr(97 + k % 26), 255)) "
-      "FROM generate_series(1, 64) k) FROM generate_series(1, 800) i");
+      "FROM generate_series(1, 16) k) FROM generate_series(1, " +
+      std::to_string(kBulk) + ") i");
 
   // As many exports as the budget, their headers read and their bodies not: the server waits to
   // write the rest of each.
@@ -520,9 +525,24 @@ TEST_CASE("an export past the budget is refused while the API answers, and the b
   const Answer node = answer(server, "/api/v1/nodes/gpu-a", auditor);
   CHECK(node.status == 200);
   CHECK(json::parse(node.body)["name"] == "gpu-a");
+  // The held exports hold connections of the export pool, not of the pool the API and the poller
+  // share (which runs the task engine's claims meanwhile): their cursors stay open there however
+  // long the clients take. (Other roles' sessions show their state to a superuser only.)
+  pqxx::connection superuser(server.database().superuser_url());
+  // A transaction open on each export's connection (running its next FETCH, or waiting).
+  const auto open_transactions = [&](const std::string& pool_name) {
+    pqxx::work tx(superuser);
+    return tx
+        .exec_params1(
+            "SELECT count(*)::int FROM pg_stat_activity WHERE datname = $1 "
+            "AND application_name LIKE '% ' || $2 AND xact_start IS NOT NULL",
+            server.database().name(), pool_name)[0]
+        .as<int>();
+  };
+  CHECK(open_transactions("export") == budget);
 
   // One read to its end: every row is there, and its place in the budget comes back.
-  CHECK(csv_records(held.front()->read_body()).size() == 801);
+  CHECK(csv_records(held.front()->read_body()).size() == kBulk + 1);  // and gpu-a
   const auto small_export_runs = [&] {
     const Answer res = answer(server, "/api/v1/export/assets?site=dc-1&format=ndjson", auditor);
     return res.status == 200 && ndjson(res.body).size() == 1;
