@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -32,11 +33,20 @@ struct PrivateCluster {
   std::unique_ptr<db::EmbeddedCluster> cluster;
 };
 
+PrivateCluster holder;
+
+// Stopping a cluster and removing its directory use OpenSSL (the relocated paths are named by a
+// hash), which frees itself at exit in a handler it registered when first used: this one,
+// registered after that, runs before it. A static destructor would run after it and crash.
+void stop_private_cluster() {
+  holder.cluster.reset();
+  holder.dir.reset();
+}
+
 }  // namespace
 
 db::EmbeddedCluster& shared_cluster() {
   static std::mutex mutex;
-  static PrivateCluster holder;
   std::lock_guard lock(mutex);
   if (holder.cluster) return *holder.cluster;
   if (const char* dir = std::getenv("IRONHOLD_TEST_CLUSTER"); dir && *dir) {
@@ -51,6 +61,7 @@ db::EmbeddedCluster& shared_cluster() {
   holder.cluster =
       db::EmbeddedCluster::start({.data_dir = holder.dir->path() / "data", .durable = false});
   prepare_template(*holder.cluster);
+  std::atexit(stop_private_cluster);
   return *holder.cluster;
 }
 
