@@ -55,6 +55,14 @@ struct Setup {
   std::vector<db::AuditRecord> audit(const std::string& action) {
     return db::AuditStore(reader).list({.action = action}, 100);
   }
+  // The audit chain as the service verifies it, under the key the commands made.
+  db::ChainReport verify_chain() {
+    db::Database verifier({.url = database.url(),
+                           .pool_size = 1,
+                           .audit_key = crypto::load_key_file(dir.path() / "audit.key", false,
+                                                              "audit key", "the test")});
+    return db::verify_audit_chain(verifier, nullptr);
+  }
   // Every audit row, every column, as PostgreSQL prints it.
   std::string whole_audit_log() {
     return database.execute("SELECT coalesce(string_agg(a::text, E'\\n'), '') FROM audit_log a");
@@ -120,11 +128,7 @@ TEST_CASE("user add and passwd take the password from stdin, and the audit trail
   CHECK_FALSE(contains(s.database.execute("SELECT string_agg(u::text, '') FROM users u"), second));
 
   // The entries the commands wrote continue the chain the service verifies.
-  db::Database verifier({.url = s.database.url(),
-                         .pool_size = 1,
-                         .audit_key = crypto::load_key_file(s.dir.path() / "audit.key", false,
-                                                            "audit key", "the test")});
-  const auto report = db::verify_audit_chain(verifier, nullptr);
+  const auto report = s.verify_chain();
   INFO(db::to_json(report).dump());
   CHECK(report.ok());
   CHECK(report.entries >= 4);
@@ -354,11 +358,7 @@ TEST_CASE("token create and revoke are audited with who, what and which token, n
                               "'lab-ci'")));
 
   // The entries continue the chain the service verifies.
-  db::Database verifier({.url = s.database.url(),
-                         .pool_size = 1,
-                         .audit_key = crypto::load_key_file(s.dir.path() / "audit.key", false,
-                                                            "audit key", "the test")});
-  const auto report = db::verify_audit_chain(verifier, nullptr);
+  const auto report = s.verify_chain();
   INFO(db::to_json(report).dump());
   CHECK(report.ok());
 }

@@ -129,18 +129,25 @@ TEST_CASE("rotating the master key re-seals every credential while instances kee
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE(
-    "cloud credentials, task secrets and receiver secrets are re-sealed and open under the new key "
-    "alone",
-    "[crypto][rotation]") {
+// A database and the stores that seal cloud credentials and receiver secrets, under a key that a
+// test then rotates away.
+struct SealedUnderOldKey {
   TestDatabase database;
   db::Database db{
       db::DatabaseOptions{.url = database.url(), .pool_size = 2, .audit_key = crypto::Key{7}}};
   const crypto::Key old_key = random_key();
-  const crypto::SecretBox before(old_key);
-  db::CloudAccountStore accounts(db, before);
+  const crypto::SecretBox before{old_key};
+  db::CloudAccountStore accounts{db, before};
+  db::AlertStore alerts{db, before};
+};
+
+TEST_CASE(
+    "cloud credentials, task secrets and receiver secrets are re-sealed and open under the new key "
+    "alone",
+    "[crypto][rotation]") {
+  SealedUnderOldKey sealed_under;
+  auto& [database, db, old_key, before, accounts, alerts] = sealed_under;
   db::TaskStore tasks(db, before);
-  db::AlertStore alerts(db, before);
 
   // Sealed under the old key the way the service seals them: an enrolled account, a reprovision
   // with its administrator password, a receiver with its signing secret.
@@ -205,13 +212,8 @@ TEST_CASE(
 
 TEST_CASE("a deleted account's or receiver's wiped secret holds no rotation back",
           "[crypto][rotation]") {
-  TestDatabase database;
-  db::Database db{
-      db::DatabaseOptions{.url = database.url(), .pool_size = 2, .audit_key = crypto::Key{7}}};
-  const crypto::Key old_key = random_key();
-  const crypto::SecretBox before(old_key);
-  db::CloudAccountStore accounts(db, before);
-  db::AlertStore alerts(db, before);
+  SealedUnderOldKey sealed_under;
+  auto& [database, db, old_key, before, accounts, alerts] = sealed_under;
   enroll_account(accounts, "gone", "vm-gone");
   int retired = 0;
   accounts.remove("gone", retired);
