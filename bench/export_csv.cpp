@@ -159,6 +159,9 @@ int run(int argc, char** argv) {
   std::printf("equivalent SELECT: %s\n", kEquivalentSelect);
   std::fflush(stdout);
 
+  // The export streams: serve's peak memory should not grow with the body (a batch of rows at a
+  // time), so its high-water mark before the first export is printed against the one after.
+  const bench::ProcessUsage before_exports = bench::process_usage(serve.pid());
   check_same(api_export(serve.url(), token, true), psql_copy(psql, db.url(), true));
 
   std::vector<double> api_times, psql_times, ratios;
@@ -196,6 +199,12 @@ int run(int argc, char** argv) {
   summary("ratio", ratios);
   std::printf("ratio of the medians: %.2f\n",
               bench::percentile(api_times, 0.5) / bench::percentile(psql_times, 0.5));
+  const bench::ProcessUsage after_exports = bench::process_usage(serve.pid());
+  std::printf(
+      "serve memory: rss %.1f MiB and peak %.1f MiB before the first export, rss %.1f MiB and "
+      "peak %.1f MiB after the last\n",
+      before_exports.rss_kib / 1024.0, before_exports.hwm_kib / 1024.0,
+      after_exports.rss_kib / 1024.0, after_exports.hwm_kib / 1024.0);
   return 0;
 }
 
