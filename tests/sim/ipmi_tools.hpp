@@ -101,17 +101,21 @@ inline ToolRun freeipmi(sim::IpmiFleet& fleet, const std::string& tool, int suit
                                    "-p", password,
                                    "-D", "LAN_2_0",
                                    "-I", std::to_string(suite)};
+  std::filesystem::path cache;
   if (tool == "ipmi-sensors" || tool == "ipmi-sel" || tool == "ipmi-fru") {
     // FreeIPMI wants the cache folder private to the user.
-    const auto cache = std::filesystem::temp_directory_path() /
-                       ("ih-ipmi-sdr-cache-" + std::to_string(::getpid()));
+    cache = std::filesystem::temp_directory_path() /
+            ("ih-ipmi-sdr-cache-" + std::to_string(::getpid()));
     std::filesystem::create_directories(cache);
     std::filesystem::permissions(cache, std::filesystem::perms::owner_all);
     args.insert(args.end(),
                 {"--sdr-cache-directory", cache.string(), "--sdr-cache-recreate", "--quiet-cache"});
   }
   args.insert(args.end(), command.begin(), command.end());
-  return run_tool(tool, args);
+  ToolRun run = run_tool(tool, args);
+  std::error_code ignored;
+  if (!cache.empty()) std::filesystem::remove_all(cache, ignored);  // recreated by every run
+  return run;
 }
 
 }  // namespace ironhold::test
