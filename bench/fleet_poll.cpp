@@ -13,6 +13,7 @@
 //              (a first sweep on connections opened again, then --sweeps more)
 //              [--faulty 20] [--faulty-timeout 30] [--threads N] [--poll-max-in-flight N]
 //              [--db-connections N] [--perf DIR] [--malloc-stats yes] [--poll-max-failing N]
+//              [--poll-max-inspections N]
 //              [--variants "default threads=1 poll-max-in-flight=250"] [--variant-sweeps 3]
 
 #include <algorithm>
@@ -526,10 +527,11 @@ int run(int argc, char** argv) {
                                           "--no-event-subscriptions",
                                           "--log-level",
                                           "warn"};
-  bench::pass_through(argc, argv,
-                      {"threads", "poll-max-in-flight", "db-connections", "poll-lease",
-                       "poll-slow-after", "poll-max-slow", "poll-max-failing"},
-                      serve_extra);
+  bench::pass_through(
+      argc, argv,
+      {"threads", "poll-max-in-flight", "db-connections", "poll-lease", "poll-slow-after",
+       "poll-max-slow", "poll-max-failing", "poll-max-inspections"},
+      serve_extra);
 
   bench::stop_on_signals();
   bench::raise_fd_limit();

@@ -79,7 +79,7 @@ std::vector<cli::Option> serve_options() {
                      "seconds between full inventories of a BMC",
                      "IRONHOLD_POLL_INVENTORY_INTERVAL", "86400", "S"});
   options.push_back({"poll-max-in-flight", 0, true, false, "BMC polls running at once",
-                     "IRONHOLD_POLL_MAX_IN_FLIGHT", "1000", "N"});
+                     "IRONHOLD_POLL_MAX_IN_FLIGHT", "500", "N"});
   options.push_back({"poll-slow-after", 0, true, false,
                      "ms after which a status poll still waiting no longer counts against "
                      "poll-max-in-flight (0: never)",
@@ -91,6 +91,10 @@ std::vector<cli::Option> serve_options() {
                      "polls of BMCs whose last poll failed running at once, within "
                      "poll-max-in-flight (0: no limit of their own)",
                      "IRONHOLD_POLL_MAX_FAILING", "64", "N"});
+  options.push_back({"poll-max-inspections", 0, true, false,
+                     "inventory polls (inspections) running at once, within poll-max-in-flight "
+                     "(0: no limit of their own)",
+                     "IRONHOLD_POLL_MAX_INSPECTIONS", "100", "N"});
   options.push_back(
       {"poll-lease", 0, true, false,
        "seconds a claimed poll stays with its instance unrenewed before another takes it over "
@@ -257,6 +261,9 @@ int serve_with(const cli::Args& args, bool demo) {
       int_option(args, "poll-max-slow", static_cast<int>(PollerOptions{}.max_slow), 0, 1'000'000));
   config.poller.max_failing = static_cast<std::size_t>(int_option(
       args, "poll-max-failing", static_cast<int>(PollerOptions{}.max_failing), 0, 1'000'000));
+  config.poller.max_inspections = static_cast<std::size_t>(
+      int_option(args, "poll-max-inspections", static_cast<int>(PollerOptions{}.max_inspections), 0,
+                 1'000'000));
 
   config.tasks_enabled = !args.flag("no-tasks");
   config.tasks.lease = std::chrono::seconds(int_option(args, "task-lease", 30, 3, 3600));

@@ -151,13 +151,17 @@ asio::awaitable<HttpResult> BmcHttpClient::request(HttpRequest request, CallOpti
     policy.max_attempts = std::min(policy_.max_attempts, std::max(*options.max_attempts, 1U));
   for (unsigned attempt = 1;; ++attempt) {
     const auto turn = pacer_.reserve(request.pace);
-    if (turn.count() > 0) co_await environment_.sleep(turn);
+    if (turn.count() > 0) {
+      if (options.on_wait) options.on_wait();
+      co_await environment_.sleep(turn);
+    }
     PerHostLimiter::Permit permit = co_await limiter_.acquire(key);
     HttpResult result = co_await transport_.request(request);
     permit.release();
     const auto delay = retry_delay(policy, result, attempt, idempotent, environment_.uniform(),
                                    environment_.now());
     if (!delay) co_return result;
+    if (options.on_wait) options.on_wait();
     co_await environment_.sleep(*delay);
   }
 }

@@ -54,6 +54,10 @@ struct CallOptions {
   // policy allows: 1 when the caller has its own retry, such as the next poll of a BMC that is
   // already failing.
   std::optional<unsigned> max_attempts;
+  // Called each time the call stops to wait on a timer of its own (a retry's backoff, a paced
+  // BMC's turn) rather than on the BMC: the caller may stop counting it among the work running
+  // at once. Called on the caller's executor, before the wait.
+  std::function<void()> on_wait;
 };
 
 // Given the result of attempt number `attempt` (1-based), the delay before the next attempt, or

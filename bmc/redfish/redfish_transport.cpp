@@ -112,7 +112,7 @@ asio::awaitable<http::HttpResult> RedfishConnection::send(const std::string& met
     request.headers.emplace_back("Authorization", "Basic " + base64(pair));
   }
   for (const auto& header : headers) request.headers.push_back(header);
-  const http::CallOptions call{.max_attempts = target_.max_attempts};
+  const http::CallOptions call{.max_attempts = target_.max_attempts, .on_wait = target_.on_wait};
   http::HttpResult result = co_await client_.request(std::move(request), call);
   if (result.ok() && result.response().peer_fingerprint) {
     fingerprint_ = result.response().peer_fingerprint;

@@ -6,6 +6,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -38,6 +39,7 @@ struct RedfishTarget {
   // Attempts per request when fewer than the client's policy: 1 for a poll of a BMC whose last
   // poll failed, which would otherwise repeat every reconnection and TLS handshake to it.
   std::optional<unsigned> max_attempts;
+  std::function<void()> on_wait;  // DriverTarget::on_wait
 };
 
 // https (or a bare host) + tls pin|ca|insecure, or http -> none. An endpoint that is not Redfish

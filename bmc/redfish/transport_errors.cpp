@@ -68,6 +68,7 @@ std::variant<RedfishTarget, DriverError> resolve_target(const DriverTarget& targ
     out.pace.burst = 1;
   }
   if (target.previous_failures > 0) out.max_attempts = 1;
+  out.on_wait = target.on_wait;
   out.credentials = target.credentials;
   if (out.credentials)
     out.key = session_key(out.base_url, out.credentials->username, out.credentials->password);

@@ -85,8 +85,8 @@ std::string claim_statement(std::string_view tier) {
 
 std::vector<PollJob> PollStore::claim(const std::string& owner,
                                       std::span<const std::string> drivers, int limit,
-                                      std::chrono::seconds lease,
-                                      std::optional<int> failing_limit) {
+                                      std::chrono::seconds lease, std::optional<int> failing_limit,
+                                      std::optional<int> inventory_limit) {
   if (drivers.empty() || limit <= 0) return {};
   // Due polls of failing BMCs wait behind those of working ones. When a whole sweep falls due at
   // once (instances starting, taking over a dead one's work, every node made due), a fifth of the
@@ -94,22 +94,46 @@ std::vector<PollJob> PollStore::claim(const std::string& owner,
   // proportion; they run once nothing else is due, or as soon as the poller has room to spare.
   static const HotStatement working{"poll_claim_working", claim_statement("s.failures = 0")};
   static const HotStatement failing{"poll_claim_failing", claim_statement("s.failures > 0")};
+  // With inspections capped, each tier's inventory polls come after its other due polls.
+  static const HotStatement working_other{
+      "poll_claim_working_other", claim_statement("s.failures = 0 AND s.kind <> 'inventory'")};
+  static const HotStatement working_inventory{
+      "poll_claim_working_inventory", claim_statement("s.failures = 0 AND s.kind = 'inventory'")};
+  static const HotStatement failing_other{
+      "poll_claim_failing_other", claim_statement("s.failures > 0 AND s.kind <> 'inventory'")};
+  static const HotStatement failing_inventory{
+      "poll_claim_failing_inventory", claim_statement("s.failures > 0 AND s.kind = 'inventory'")};
   const bool prepared = db_.options().prepared_statements;
   return transact(db_, [&](pqxx::work& tx) {
     const auto drivers_array = text_array(drivers);
     const int lease_seconds = static_cast<int>(lease.count());
     std::vector<PollJob> jobs;
     std::vector<std::string> inspected;
-    const auto take = [&](const pqxx::result& rows) {
+    int failing_taken = 0;
+    // Takes up to `most` polls (and no more than the limit leaves) with one statement.
+    const auto take = [&](const HotStatement& statement, int most) {
+      most = std::min(most, limit - static_cast<int>(jobs.size()));
+      if (most <= 0) return 0;
+      const auto rows =
+          exec_hot(tx, prepared, statement, owner, drivers_array, most, lease_seconds);
       for (const auto& row : rows) {
         jobs.push_back(job_from_row(row, box_));
         if (jobs.back().kind == PollKind::inventory)
           inspected.push_back(jobs.back().target.node_id);
       }
+      return static_cast<int>(rows.size());
     };
-    take(exec_hot(tx, prepared, working, owner, drivers_array, limit, lease_seconds));
-    const int left = std::min(limit - static_cast<int>(jobs.size()), failing_limit.value_or(limit));
-    if (left > 0) take(exec_hot(tx, prepared, failing, owner, drivers_array, left, lease_seconds));
+    const int failing_most = failing_limit.value_or(limit);
+    if (!inventory_limit) {
+      take(working, limit);
+      take(failing, failing_most);
+    } else {
+      take(working_other, limit);
+      take(working_inventory, *inventory_limit - static_cast<int>(inspected.size()));
+      failing_taken += take(failing_other, failing_most);
+      take(failing_inventory, std::min(failing_most - failing_taken,
+                                       *inventory_limit - static_cast<int>(inspected.size())));
+    }
     // A node's first inspection under way: enrolled → inspecting (the lifecycle says so).
     if (!inspected.empty())
       tx.exec_params(

@@ -59,11 +59,13 @@ class PollStore {
 
   // Leases up to `limit` due polls of nodes whose driver is one of `drivers`, most overdue first,
   // those of working BMCs before those of failing ones, and of the latter at most
-  // `failing_limit` (nullopt: no limit of their own). A poll leased by another owner is skipped
-  // until its lease expires.
+  // `failing_limit` (nullopt: no limit of their own). Of inventory polls at most
+  // `inventory_limit`, after the other kinds of their tier. A poll leased by another owner is
+  // skipped until its lease expires.
   std::vector<PollJob> claim(const std::string& owner, std::span<const std::string> drivers,
                              int limit, std::chrono::seconds lease,
-                             std::optional<int> failing_limit = std::nullopt);
+                             std::optional<int> failing_limit = std::nullopt,
+                             std::optional<int> inventory_limit = std::nullopt);
 
   // Extends the leases `owner` still holds on `keys` to `lease` from now, in one statement (the
   // poller's heartbeat for the polls it has in flight); returns the keys it extended. A key whose

@@ -60,6 +60,10 @@ struct DriverTarget {
   // less within a poll of a BMC that is already failing: the next poll is the retry, and the
   // healthy rest of the fleet should not wait behind reconnections to broken BMCs.
   int previous_failures = 0;
+  // Polls only, and may be empty: called (on any thread) when the poll stops to wait on a timer
+  // of its own, such as a retry's backoff, rather than on the BMC. A poll that only waits is not
+  // work: the poller stops counting it against the polls it runs at once.
+  std::function<void()> on_wait;
 };
 
 struct StatusReport : DriverOutcome {

@@ -79,6 +79,11 @@ std::string PollMetrics::render() const {
       "counted against --poll-max-in-flight.\n";
   out += "# TYPE ironhold_polls_slow gauge\n";
   out += "ironhold_polls_slow " + std::to_string(slow_.load()) + "\n";
+  out +=
+      "# HELP ironhold_polls_inspecting Inventory polls (inspections) in flight, at most "
+      "--poll-max-inspections.\n";
+  out += "# TYPE ironhold_polls_inspecting gauge\n";
+  out += "ironhold_polls_inspecting " + std::to_string(inspecting_.load()) + "\n";
   return out;
 }
 

@@ -29,6 +29,8 @@ class PollMetrics {
   }
   std::size_t in_flight() const { return in_flight_; }  // slow ones included
   std::size_t slow_in_flight() const { return slow_; }
+  void set_inspecting(std::size_t n) { inspecting_ = n; }
+  std::size_t inspecting() const { return inspecting_; }  // inventory polls in flight
   void count_lease_lost(std::size_t n) { leases_lost_ += n; }
   std::uint64_t leases_lost() const { return leases_lost_; }
 
@@ -48,6 +50,7 @@ class PollMetrics {
   std::atomic<std::uint64_t> record_failures_{0};
   std::atomic<std::size_t> in_flight_{0};
   std::atomic<std::size_t> slow_{0};
+  std::atomic<std::size_t> inspecting_{0};
   std::atomic<std::uint64_t> leases_lost_{0};
 };
 

@@ -23,8 +23,9 @@ using Clock = std::chrono::steady_clock;
 // A poll in flight, for telling the slow ones apart; touched only on the strand.
 struct Poller::Slot {
   Clock::time_point started;
-  bool slow = false;     // counted in slow_in_flight, not in_flight
-  bool failing = false;  // counted in failing_in_flight
+  bool slow = false;        // counted in slow_in_flight, not in_flight
+  bool failing = false;     // counted in failing_in_flight
+  bool inspecting = false;  // counted in inspecting
   bool done = false;
 };
 
@@ -45,6 +46,8 @@ struct Poller::State {
   std::size_t slow_in_flight = 0;              // polls past slow_after, counted against max_slow
   std::size_t failing_in_flight = 0;           // of in_flight, polls of failing BMCs (max_failing)
   bool failing_capped = false;                 // the last claim took all the failing polls it might
+  std::size_t inspecting = 0;                  // inventory polls in flight (max_inspections)
+  bool inspections_capped = false;             // the last claim took all the inspections it might
   std::deque<std::shared_ptr<Slot>> by_start;  // polls in flight and not slow, oldest first
   bool claim_loop_done = false, flush_loop_done = false;
   std::vector<db::PollResult> pending;
@@ -82,6 +85,18 @@ void Poller::start() {
   asio::co_spawn(strand_, heartbeat_loop(), asio::detached);
 }
 
+namespace {
+
+// How many more of a kind of poll a claim may take: what `max` leaves beside the `running` ones,
+// at most `want`; nothing when the kind has no limit of its own (max 0).
+std::optional<int> room_under(std::size_t max, std::size_t running, int want) {
+  if (max == 0) return std::nullopt;
+  const std::size_t left = max > running ? max - running : 0;
+  return static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(want), left));
+}
+
+}  // namespace
+
 asio::awaitable<void> Poller::claim_loop() {
   auto state = state_;
   while (!state->stopping) {
@@ -90,17 +105,16 @@ asio::awaitable<void> Poller::claim_loop() {
         options_.max_in_flight > state->in_flight ? options_.max_in_flight - state->in_flight : 0;
     const int want = static_cast<int>(
         std::min<std::size_t>(room, static_cast<std::size_t>(options_.claim_batch)));
-    std::optional<int> failing_limit;
-    if (options_.max_failing > 0)
-      failing_limit = static_cast<int>(std::min<std::size_t>(
-          static_cast<std::size_t>(want), options_.max_failing > state->failing_in_flight
-                                              ? options_.max_failing - state->failing_in_flight
-                                              : 0));
+    const std::optional<int> failing_limit =
+        room_under(options_.max_failing, state->failing_in_flight, want);
+    const std::optional<int> inspection_limit =
+        room_under(options_.max_inspections, state->inspecting, want);
     std::vector<db::PollJob> jobs;
     if (want > 0) {
-      auto claim = [this, want, failing_limit] {
+      auto claim = [this, want, failing_limit, inspection_limit] {
         try {
-          return store_.claim(options_.owner, driver_names_, want, options_.lease, failing_limit);
+          return store_.claim(options_.owner, driver_names_, want, options_.lease, failing_limit,
+                              inspection_limit);
         } catch (const std::exception& e) {
           log::warn("could not claim polls; retrying", {{"error", e.what()}});
           return std::vector<db::PollJob>{};
@@ -110,7 +124,7 @@ asio::awaitable<void> Poller::claim_loop() {
     }
     metrics_.count_claimed(jobs.size());
     const auto claimed_at = Clock::now();
-    int failing_claimed = 0;
+    int failing_claimed = 0, inspections_claimed = 0;
     for (auto& job : jobs) {
       ++state->held[db::PollKey{job.target.node_id, job.kind}];
       ++state->in_flight;
@@ -119,6 +133,11 @@ asio::awaitable<void> Poller::claim_loop() {
         slot->failing = true;
         ++state->failing_in_flight;
         ++failing_claimed;
+      }
+      if (job.kind == db::PollKind::inventory) {
+        slot->inspecting = true;
+        ++state->inspecting;
+        ++inspections_claimed;
       }
       // Only status polls: one or two small documents each, however long they wait. An
       // inspection or sensor poll is long by nature and gathers documents as it goes; letting it
@@ -129,6 +148,8 @@ asio::awaitable<void> Poller::claim_loop() {
     }
     // More failing polls may be due than the limit let in: claim again as theirs finish.
     state->failing_capped = failing_limit && failing_claimed >= *failing_limit;
+    state->inspections_capped = inspection_limit && inspections_claimed >= *inspection_limit;
+    metrics_.set_inspecting(state->inspecting);
     metrics_.set_in_flight(state->in_flight, state->slow_in_flight);
     if (state->stopping) break;
     if (want == 0 || static_cast<int>(jobs.size()) < want) {
@@ -157,21 +178,41 @@ void Poller::release_slow_slots() {
   const auto now = Clock::now();
   while (!state.by_start.empty()) {
     Slot& oldest = *state.by_start.front();
-    if (!oldest.done) {
+    if (!oldest.done && !oldest.slow) {
       if (options_.slow_after.count() <= 0 || state.slow_in_flight >= options_.max_slow ||
           now - oldest.started < options_.slow_after)
         break;
-      oldest.slow = true;
-      --state.in_flight;
-      ++state.slow_in_flight;
-      if (oldest.failing) {  // waiting, not working: no longer held against max_failing
-        oldest.failing = false;
-        --state.failing_in_flight;
-      }
+      move_to_slow_lane(oldest);
     }
     state.by_start.pop_front();
   }
   metrics_.set_in_flight(state.in_flight, state.slow_in_flight);
+}
+
+void Poller::move_to_slow_lane(Slot& slot) {
+  auto& state = *state_;
+  slot.slow = true;
+  --state.in_flight;
+  ++state.slow_in_flight;
+  if (slot.failing) {  // waiting, not working: no longer held against max_failing
+    slot.failing = false;
+    --state.failing_in_flight;
+  }
+}
+
+// A status poll that waits out a delay of its own (a retry's backoff) joins the slow lane at
+// once rather than after slow_after: in the sweep where a fifth of a fleet went bad, polls of
+// BMCs resetting their connections otherwise held their slots through two backoffs each, while
+// the healthy rest waited its turn. Posted before the poll's end, so it runs before it.
+void Poller::note_waiting(const std::shared_ptr<Slot>& slot) {
+  asio::post(strand_, [this, state = state_, slot] {
+    if (slot->done || slot->slow || options_.slow_after.count() <= 0 ||
+        state->slow_in_flight >= options_.max_slow)
+      return;
+    move_to_slow_lane(*slot);
+    metrics_.set_in_flight(state->in_flight, state->slow_in_flight);
+    if (state->in_flight < options_.max_in_flight / 2) state->wake.cancel();  // room for more
+  });
 }
 
 // Runs on the plain executor, not the strand, so that the drivers' parsing and normalizing spread
@@ -183,6 +224,8 @@ asio::awaitable<void> Poller::run_poll(db::PollJob job, std::shared_ptr<Slot> sl
   result.kind = job.kind;
   result.node_id = job.target.node_id;
   job.target.previous_failures = job.failures;
+  // Only a status poll may leave the count (PollerOptions::slow_after says why).
+  if (job.kind == db::PollKind::status) job.target.on_wait = [this, slot] { note_waiting(slot); };
   switch (job.kind) {
     case db::PollKind::status: {
       StatusReport report = co_await driver->poll_status(job.target);
@@ -216,6 +259,12 @@ asio::awaitable<void> Poller::run_poll(db::PollJob job, std::shared_ptr<Slot> sl
       --state->failing_in_flight;
       if (state->failing_capped && state->failing_in_flight <= options_.max_failing / 2)
         state->wake.cancel();  // room for more of the failing polls still due
+    }
+    if (slot->inspecting) {
+      --state->inspecting;
+      metrics_.set_inspecting(state->inspecting);
+      if (state->inspections_capped && state->inspecting <= options_.max_inspections / 2)
+        state->wake.cancel();  // room for more of the inspections still due
     }
     if (slot->slow) {
       --state->slow_in_flight;

@@ -57,13 +57,15 @@ TEST_CASE(
                 admin)
           .status == 201);
   // The receiver is down: nothing listens on its port yet.
-  const unsigned short hook_port = free_loopback_port();
-  const auto made = http_send(port, "POST", "/api/v1/alert-receivers",
-                              {{"name", "pager"},
-                               {"url", "http://127.0.0.1:" + std::to_string(hook_port) + "/alerts"},
-                               {"secret", kSecret},
-                               {"min_severity", "warning"}},
-                              admin);
+  const std::string hook_address = private_loopback_address();
+  const unsigned short hook_port = free_loopback_port(hook_address);
+  const auto made =
+      http_send(port, "POST", "/api/v1/alert-receivers",
+                {{"name", "pager"},
+                 {"url", "http://" + hook_address + ":" + std::to_string(hook_port) + "/alerts"},
+                 {"secret", kSecret},
+                 {"min_severity", "warning"}},
+                admin);
   INFO(made.body);
   REQUIRE(made.status == 201);
   CHECK(made.body.find(kSecret) == std::string::npos);
@@ -85,7 +87,7 @@ TEST_CASE(
            "1";
   }));
   // Up, but failing: still kept.
-  WebhookReceiver receiver(hook_port);
+  WebhookReceiver receiver(hook_port, hook_address);
   receiver.answer(503);
   REQUIRE(receiver.wait_for(1));
   CHECK(server.database().execute("SELECT count(*) FROM alert_outbox WHERE delivered_at IS NULL") ==

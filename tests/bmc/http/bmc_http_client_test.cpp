@@ -215,6 +215,40 @@ TEST_CASE("a call's max_attempts lowers the client's, never raises it") {
   CHECK(peer.requests() == 5);  // taken as 1: a call is always made
 }
 
+TEST_CASE("a call's on_wait is told before each of its own waits, and only then") {
+  HttpPeer peer([](const std::string&) { return PeerResponse{.status = 502}; });
+  RecordedSleeps sleeps;
+  IoThreads loop;
+  BmcHttpClient client(loop.io.get_executor(), options(3), sleeps.environment(0.0));
+  // on_wait is called before the sleep it announces: it sees the delays recorded so far.
+  std::vector<std::size_t> delays_seen;
+  const auto record = [&] {
+    std::lock_guard lock(sleeps.mutex);
+    delays_seen.push_back(sleeps.delays.size());
+  };
+
+  const HttpResult retried =
+      loop.run(client.request(plain_get(peer.url("/x")), {.on_wait = record}));
+  CHECK(retried.response().status == 502);
+  CHECK(peer.requests() == 3);
+  CHECK(delays_seen == std::vector<std::size_t>{0, 1});
+
+  // A paced request waits its turn: that is a wait of its own too.
+  delays_seen.clear();
+  HttpRequest paced = plain_get(peer.url("/x"));
+  paced.pace = Pace{.key = "paced-bmc", .per_second = 1, .burst = 1};
+  loop.run(client.request(paced, {.max_attempts = 1, .on_wait = record}));
+  CHECK(delays_seen.empty());  // the first request of a burst does not wait
+  loop.run(client.request(paced, {.max_attempts = 1, .on_wait = record}));
+  CHECK(delays_seen.size() == 1);
+
+  // An answer at the first attempt: nothing to announce.
+  HttpPeer fine([](const std::string&) { return PeerResponse{.body = "ok"}; });
+  delays_seen.clear();
+  loop.run(client.request(plain_get(fine.url("/x")), {.on_wait = record}));
+  CHECK(delays_seen.empty());
+}
+
 TEST_CASE("BmcHttpClient retries connection refused, even for a POST, then reports it") {
   RecordedSleeps sleeps;
   IoThreads loop;

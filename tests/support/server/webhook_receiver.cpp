@@ -3,6 +3,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <random>
 
 namespace ironhold::test {
 
@@ -20,14 +21,22 @@ struct WebhookReceiver::State {
   std::atomic<bool> stopping{false};
 };
 
-unsigned short free_loopback_port() {
+unsigned short free_loopback_port(const std::string& address) {
   asio::io_context io;
-  tcp::acceptor a(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+  tcp::acceptor a(io, tcp::endpoint(asio::ip::make_address(address), 0));
   return a.local_endpoint().port();
 }
 
-WebhookReceiver::WebhookReceiver(unsigned short port) : state_(std::make_shared<State>()) {
-  const tcp::endpoint at(asio::ip::make_address("127.0.0.1"), port);
+std::string private_loopback_address() {
+  std::random_device random;
+  std::uniform_int_distribution<int> octet(2, 254);
+  return "127." + std::to_string(octet(random)) + "." + std::to_string(octet(random)) + "." +
+         std::to_string(octet(random));
+}
+
+WebhookReceiver::WebhookReceiver(unsigned short port, const std::string& address)
+    : state_(std::make_shared<State>()) {
+  const tcp::endpoint at(asio::ip::make_address(address), port);
   state_->acceptor.open(at.protocol());
   state_->acceptor.set_option(tcp::acceptor::reuse_address(true));
   state_->acceptor.bind(at);
@@ -73,7 +82,7 @@ WebhookReceiver::~WebhookReceiver() {
   // Wake the blocking accept with a connection of our own.
   asio::io_context io;
   tcp::socket poke(io);
-  poke.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port_), ec);
+  poke.connect(state_->acceptor.local_endpoint(ec), ec);
   if (thread_.joinable()) thread_.join();
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// A real HTTP endpoint on 127.0.0.1 that takes webhook POSTs and answers with a status the test
+// A real HTTP endpoint on loopback that takes webhook POSTs and answers with a status the test
 // chooses, recording each request: what alert notifications are delivered to in the tests.
 #include <atomic>
 #include <chrono>
@@ -13,8 +13,14 @@
 
 namespace ironhold::test {
 
-// A loopback port nothing listens on right now (bound, then closed).
-unsigned short free_loopback_port();
+// A loopback port nothing listens on right now at `address` (bound, then closed).
+unsigned short free_loopback_port(const std::string& address = "127.0.0.1");
+
+// A loopback address of its own (127.a.b.c, drawn at random), for a receiver that is down before
+// it comes up on a port picked in advance: on 127.0.0.1 that port could be handed out meanwhile
+// to any socket bound to port 0 (other tests', a simulated fleet's), as it once was to a
+// simulated BMC that then answered the notifications 404.
+std::string private_loopback_address();
 
 class WebhookReceiver {
  public:
@@ -23,8 +29,8 @@ class WebhookReceiver {
     std::map<std::string, std::string> headers;  // lower-case names
   };
 
-  // Listens on `port` (0: any) at once.
-  explicit WebhookReceiver(unsigned short port = 0);
+  // Listens on `address`:`port` (0: any) at once.
+  explicit WebhookReceiver(unsigned short port = 0, const std::string& address = "127.0.0.1");
   ~WebhookReceiver();
   WebhookReceiver(const WebhookReceiver&) = delete;
   WebhookReceiver& operator=(const WebhookReceiver&) = delete;
