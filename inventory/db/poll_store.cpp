@@ -109,7 +109,6 @@ std::vector<PollJob> PollStore::claim(const std::string& owner,
     const int lease_seconds = static_cast<int>(lease.count());
     std::vector<PollJob> jobs;
     std::vector<std::string> inspected;
-    int failing_taken = 0;
     // Takes up to `most` polls (and no more than the limit leaves) with one statement.
     const auto take = [&](const HotStatement& statement, int most) {
       most = std::min(most, limit - static_cast<int>(jobs.size()));
@@ -130,7 +129,7 @@ std::vector<PollJob> PollStore::claim(const std::string& owner,
     } else {
       take(working_other, limit);
       take(working_inventory, *inventory_limit - static_cast<int>(inspected.size()));
-      failing_taken += take(failing_other, failing_most);
+      const int failing_taken = take(failing_other, failing_most);
       take(failing_inventory, std::min(failing_most - failing_taken,
                                        *inventory_limit - static_cast<int>(inspected.size())));
     }

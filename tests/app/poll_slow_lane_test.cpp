@@ -101,41 +101,45 @@ SlowLaneRun poll_two_broken_two_healthy(const BrokenBmcs& broken,
   return run;
 }
 
+// With the slow lane: both broken polls left the one slot, and the healthy ones went first.
+void expect_healthy_first(const SlowLaneRun& run) {
+  CHECK(run.all_recorded);
+  CHECK(run.healthy_before_broken);
+  CHECK(run.most_counted <= 1);
+  CHECK(run.most_slow == 2);
+}
+
+// Without it: the healthy polls waited behind the broken ones for the one slot.
+void expect_healthy_behind(const SlowLaneRun& run) {
+  CHECK(run.all_recorded);
+  CHECK_FALSE(run.healthy_before_broken);
+  CHECK(run.most_counted <= 1);
+  CHECK(run.most_slow == 0);
+}
+
 }  // namespace
 
 TEST_CASE("polls of silent BMCs move to the slow lane: the healthy ones do not wait behind them",
           "[app][poller]") {
   const SlowLaneRun run = poll_two_broken_two_healthy(kSilent, 300ms);
-  CHECK(run.all_recorded);
-  CHECK(run.healthy_before_broken);
-  CHECK(run.most_counted <= 1);
-  CHECK(run.most_slow == 2);
+  expect_healthy_first(run);
 }
 
 TEST_CASE("without the slow lane, healthy BMCs wait behind silent ones for the one slot",
           "[app][poller]") {
   const SlowLaneRun run = poll_two_broken_two_healthy(kSilent, 0ms);
-  CHECK(run.all_recorded);
-  CHECK_FALSE(run.healthy_before_broken);
-  CHECK(run.most_counted <= 1);
-  CHECK(run.most_slow == 0);
+  expect_healthy_behind(run);
 }
 
 TEST_CASE("a poll waiting out a retry's backoff joins the slow lane at once", "[app][poller]") {
   // slow_after is far longer than the backoff: only the wait itself can free the slot.
   const SlowLaneRun run = poll_two_broken_two_healthy(kResetting, 1h);
-  CHECK(run.all_recorded);
-  CHECK(run.healthy_before_broken);
-  CHECK(run.most_counted <= 1);
-  CHECK(run.most_slow == 2);
+  expect_healthy_first(run);
 }
 
 TEST_CASE("without the slow lane, a poll in a retry's backoff keeps its slot", "[app][poller]") {
   const SlowLaneRun run = poll_two_broken_two_healthy(kResetting, 0ms);
-  CHECK(run.all_recorded);
-  CHECK_FALSE(run.healthy_before_broken);
-  CHECK(run.most_counted <= 1);
-  CHECK(run.most_slow == 0);
+  expect_healthy_behind(run);
 }
 
 }  // namespace poll_slow_lane_test
