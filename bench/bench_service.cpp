@@ -20,6 +20,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+#include <tuple>
 
 #include "inventory/crypto/primitives.hpp"
 #include "inventory/db/cluster_files.hpp"
@@ -210,10 +211,37 @@ DatabaseCounters BenchDatabase::counters() {
       "SELECT xact_commit, tup_inserted, tup_updated, tup_deleted, "
       "       (SELECT coalesce(sum(autovacuum_count), 0) FROM pg_stat_user_tables), "
       "       (SELECT coalesce(sum(autoanalyze_count), 0) FROM pg_stat_user_tables), "
-      "       (SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter) "
+      "       (SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter), "
+      "       (SELECT wal_bytes FROM pg_stat_wal), (SELECT wal_fpi FROM pg_stat_wal) "
       "FROM pg_stat_database WHERE datname = current_database()");
-  return {std::stoll(r[0][0]), std::stoll(r[0][1]), std::stoll(r[0][2]), std::stoll(r[0][3]),
-          std::stoll(r[0][4]), std::stoll(r[0][5]), std::stoll(r[0][6])};
+  DatabaseCounters c{std::stoll(r[0][0]), std::stoll(r[0][1]),
+                     std::stoll(r[0][2]), std::stoll(r[0][3]),
+                     std::stoll(r[0][4]), std::stoll(r[0][5]),
+                     std::stoll(r[0][6]), std::stoll(r[0][7]),
+                     std::stoll(r[0][8]), {}};
+  for (const auto& t :
+       rows("SELECT relname, n_tup_ins + n_tup_upd + n_tup_del, coalesce(seq_tup_read, 0) "
+            "FROM pg_stat_user_tables"))
+    c.table_rows[t[0]] = {std::stoll(t[1]), std::stoll(t[2])};
+  return c;
+}
+
+std::string table_deltas(const DatabaseCounters& before, const DatabaseCounters& after) {
+  std::vector<std::tuple<long long, long long, std::string>> changed;
+  for (const auto& [table, now] : after.table_rows) {
+    const auto was = before.table_rows.find(table);
+    const auto then =
+        was == before.table_rows.end() ? std::pair<long long, long long>{0, 0} : was->second;
+    const long long written = now.first - then.first, scanned = now.second - then.second;
+    if (written > 0 || scanned > 0) changed.emplace_back(written, scanned, table);
+  }
+  std::sort(changed.rbegin(), changed.rend());
+  std::string out;
+  for (const auto& [written, scanned, table] : changed) {
+    out += " " + table + " " + std::to_string(written);
+    if (scanned > 0) out += " (seq read " + std::to_string(scanned) + ")";
+  }
+  return out;
 }
 
 pid_t BenchDatabase::postmaster() const {

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -46,7 +47,17 @@ struct DatabaseCounters {
   // Background work that competes with a sweep for the cores: autovacuum and autoanalyze runs
   // over the database's tables, and checkpoints (timed or requested).
   long long autovacuums = 0, autoanalyzes = 0, checkpoints = 0;
+  // WAL written (pg_stat_wal): its bytes, and how many records were full-page images, which the
+  // first change of each page after a checkpoint writes (8 KiB each).
+  long long wal_bytes = 0, wal_fpi = 0;
+  // Per table of the database: rows inserted + updated + deleted, and rows read by sequential
+  // scans (pg_stat_user_tables), to see which tables a sweep's database work went to.
+  std::map<std::string, std::pair<long long, long long>> table_rows;
 };
+
+// The tables written or scanned between two readings, most written first: " name rows (seq
+// read n)" for each.
+std::string table_deltas(const DatabaseCounters& before, const DatabaseCounters& after);
 
 // A private PostgreSQL cluster (Ironhold's embedded one, started here, not by the service) with
 // the `ironhold` database migrated; the service is given its URL as --database. One connection of

@@ -209,6 +209,8 @@ struct SweepFigures {
   double foreign_cores = 0;  // other processes on the machine, until the healthy had finished
   // PostgreSQL's background work over the counters' window (the sweep and 11 s after it).
   long long autovacuums = 0, autoanalyzes = 0, checkpoints = 0;
+  long long wal_bytes = 0, wal_fpi = 0;
+  std::string tables;  // bench::table_deltas over the window
 };
 
 double sims_cpu(const std::vector<const bench::SimProcesses*>& sims) {
@@ -360,6 +362,9 @@ SweepFigures sweep(bench::BenchDatabase& db, pid_t serve,
   f.autovacuums = after.autovacuums - before.autovacuums;
   f.autoanalyzes = after.autoanalyzes - before.autoanalyzes;
   f.checkpoints = after.checkpoints - before.checkpoints;
+  f.wal_bytes = after.wal_bytes - before.wal_bytes;
+  f.wal_fpi = after.wal_fpi - before.wal_fpi;
+  f.tables = bench::table_deltas(before, after);
   f.raw_rows = after.tup_inserted + after.tup_updated - before.tup_inserted - before.tup_updated;
   // Only the wait after the sweep is idle: what the service commits during the sweep (its claims
   // and heartbeats too) is the sweep's cost. The sweep's own UPDATE touched one row per node.
@@ -405,8 +410,10 @@ void print(const char* name, const SweepFigures& f, bool faulty_phase) {
       wall, f.db_window, f.raw_commits, f.raw_rows, f.quiet_commits_per_s, f.quiet_rows_per_s);
   std::printf(
       "  postgres in the background over those %.1f s: %lld autovacuum, %lld autoanalyze, "
-      "%lld checkpoint runs\n",
-      f.db_window, f.autovacuums, f.autoanalyzes, f.checkpoints);
+      "%lld checkpoint runs; WAL %.1f MiB, %lld full-page "
+      "images\n  rows written per table:%s\n",
+      f.db_window, f.autovacuums, f.autoanalyzes, f.checkpoints,
+      static_cast<double>(f.wal_bytes) / (1024.0 * 1024.0), f.wal_fpi, f.tables.c_str());
   std::printf(
       "  serve rss %ld MiB, hwm %ld MiB, %zu sockets at the start  (other processes %.2f cores; "
       "%s%s)\n",

@@ -171,6 +171,11 @@ TEST_CASE("a sensor over our threshold holds its alert until it falls below it b
       "INSERT INTO alert_sensor_rules (kind, model, warning, critical, hysteresis) "
       "VALUES ('gpu_temperature', 'HGX-B', 70, 75, 2)");
   CHECK(reading(76) == "critical");
+  // Below every level of the kind's own rule (80 less 5), but over the model's: the pass must
+  // not leave such readings out before it knows the node's model.
+  CHECK(reading(72) == "warning");
+  CHECK(reading(69) == "warning");  // above 70 - 2
+  CHECK(reading(67) == "none");
 }
 
 TEST_CASE("BMC log entries and failed tasks are alerts the moment they are recorded",
