@@ -2,6 +2,7 @@
 // What every benchmark measures and reads: CPU seconds (this process's or its children's), peak
 // RSS, and "--name value" arguments.
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <exception>
@@ -22,6 +23,16 @@ inline long peak_rss_mib() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
   return u.ru_maxrss / 1024;
+}
+
+// Resident set now (from /proc/self/statm), in MiB.
+inline long rss_mib() {
+  long pages_total = 0, pages_resident = 0;
+  if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld %ld", &pages_total, &pages_resident) != 2) pages_resident = 0;
+    std::fclose(f);
+  }
+  return pages_resident * sysconf(_SC_PAGESIZE) / (1024 * 1024);
 }
 
 inline std::string arg(int argc, char** argv, const std::string& name,

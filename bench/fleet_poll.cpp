@@ -537,7 +537,7 @@ int run(int argc, char** argv) {
   bench::pass_through(
       argc, argv,
       {"threads", "poll-max-in-flight", "db-connections", "poll-lease", "poll-slow-after",
-       "poll-max-slow", "poll-max-failing", "poll-max-inspections"},
+       "poll-max-slow", "poll-max-failing", "poll-max-inspections", "bmc-http-client"},
       serve_extra);
 
   bench::stop_on_signals();

@@ -4,6 +4,9 @@
 //   redfish_sweep --ironhold build/ironhold --mockup mockups/hgx-gpu-server --count 5000
 //                 --per-process 1000 --latency-ms 50 --sweeps 3 [--threads 1]
 //                 [--exit-holding-heap yes]  (under heaptrack: the steady heap by allocation site)
+//                 [--http-client asio|libcurl]
+//                 [--pause-s 65]  (between sweeps: past the simulators' 60 s keep-alive, so that
+//                                  every sweep reconnects, as a status interval of minutes does)
 #include <sys/resource.h>
 
 #include <atomic>
@@ -17,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 
 #include "bench/bench_util.hpp"
@@ -31,6 +35,7 @@ using Clock = std::chrono::steady_clock;
 using bench::arg;
 using bench::cpu_seconds;
 using bench::peak_rss_mib;
+using bench::rss_mib;
 
 namespace {
 
@@ -93,7 +98,7 @@ void print(const char* name, const SweepResult& r, std::size_t n) {
   std::printf("%-14s wall %7.2f s  cpu %7.2f s  %.3f ms cpu/poll  ok %zu", name, r.wall, r.cpu,
               1000.0 * r.cpu / static_cast<double>(n), r.ok);
   for (const auto& [code, count] : r.errors) std::printf("  %s %zu", code.c_str(), count);
-  std::printf("  peak rss %ld MiB\n", peak_rss_mib());
+  std::printf("  rss %ld MiB, peak %ld MiB\n", rss_mib(), peak_rss_mib());
   std::fflush(stdout);
 }
 
@@ -117,6 +122,9 @@ int main(int argc, char** argv) {
   // "yes": end without freeing anything (the simulators stopped first), so that a heap profiler
   // (heaptrack) reports the steady heap after the last sweep, by allocation site, as its "leaks".
   const bool exit_holding_heap = arg(argc, argv, "exit-holding-heap", "no") == "yes";
+  // The Redfish driver's HTTP client (serve's --bmc-http-client).
+  const std::string http_client = arg(argc, argv, "http-client", "asio");
+  const unsigned pause_s = static_cast<unsigned>(std::stoul(arg(argc, argv, "pause-s", "0")));
 
   rlimit limit{};
   getrlimit(RLIMIT_NOFILE, &limit);
@@ -146,14 +154,25 @@ int main(int argc, char** argv) {
   asio::io_context io;
   bmc::redfish::RedfishDriverOptions driver_options;
   if (max_idle >= 0) driver_options.http.transport.max_idle_connections = max_idle;
+  if (http_client == "libcurl")
+    driver_options.http.transport_kind = bmc::http::BmcHttpClient::Options::Transport::libcurl;
+  else if (http_client != "asio")
+    throw std::runtime_error("--http-client must be asio or libcurl");
   bmc::redfish::RedfishDriver driver(io.get_executor(), driver_options);
   std::printf(
       "%zu BMCs, %u ms added latency each, %u thread(s), %zu polls in flight; rss before the "
       "driver: %ld MiB\n",
       targets.size(), latency, threads, in_flight, rss_before);
   print("first sweep", sweep(io, driver, targets, threads, in_flight), targets.size());
-  for (unsigned s = 0; s < sweeps; ++s)
-    print("steady sweep", sweep(io, driver, targets, threads, in_flight), targets.size());
+  for (unsigned s = 0; s < sweeps; ++s) {
+    if (pause_s) {
+      std::printf("  pausing %u s; rss now %ld MiB\n", pause_s, rss_mib());
+      std::fflush(stdout);
+      std::this_thread::sleep_for(std::chrono::seconds(pause_s));
+    }
+    print(pause_s ? "reconnecting" : "steady sweep", sweep(io, driver, targets, threads, in_flight),
+          targets.size());
+  }
   if (exit_holding_heap) {
     sims_owner.reset();
     std::fflush(stdout);

@@ -95,6 +95,10 @@ std::vector<cli::Option> serve_options() {
                      "inventory polls (inspections) running at once, within poll-max-in-flight "
                      "(0: no limit of their own)",
                      "IRONHOLD_POLL_MAX_INSPECTIONS", "100", "N"});
+  options.push_back({"bmc-http-client", 0, true, false,
+                     "the HTTP client that talks to Redfish BMCs: asio (one TLS context shared "
+                     "by all connections) or libcurl",
+                     "IRONHOLD_BMC_HTTP_CLIENT", "asio", "NAME"});
   options.push_back(
       {"poll-lease", 0, true, false,
        "seconds a claimed poll stays with its instance unrenewed before another takes it over "
@@ -144,6 +148,14 @@ int int_option(const cli::Args& args, std::string_view name, int fallback, int m
     throw cli::UsageError("--" + std::string(name) + " must be a number from " +
                           std::to_string(min) + " to " + std::to_string(max));
   return value;
+}
+
+bmc::http::BmcHttpClient::Options::Transport bmc_http_client_option(const cli::Args& args) {
+  using Transport = bmc::http::BmcHttpClient::Options::Transport;
+  const std::string name = args.value_or("bmc-http-client", "asio");
+  if (name == "asio") return Transport::asio;
+  if (name == "libcurl") return Transport::libcurl;
+  throw cli::UsageError("--bmc-http-client must be asio or libcurl");
 }
 
 void apply_log_level(const cli::Args& args) {
@@ -208,8 +220,10 @@ int serve_with(const cli::Args& args, bool demo) {
   const std::string http_redirect = args.value_or("http-redirect", "");
   if (!http_redirect.empty() && !tls)
     throw cli::UsageError("--http-redirect redirects to HTTPS: give --tls-cert and --tls-key too");
+  const auto http_client = bmc_http_client_option(args);
   DatabaseTarget target = open_database_target(args, true);
   ServiceConfig config;
+  config.bmc_http_client = http_client;
   config.database_url = target.runtime_url;
   config.listen_database_url = args.value_or("listen-database", "");
   config.export_database_url = args.value_or("export-database", "");

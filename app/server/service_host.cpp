@@ -70,7 +70,9 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
     });
     box_.refresh();
   }
-  redfish_ = std::make_unique<bmc::redfish::RedfishDriver>(io_.get_executor());
+  bmc::redfish::RedfishDriverOptions redfish_options;
+  redfish_options.http.transport_kind = config.bmc_http_client;
+  redfish_ = std::make_unique<bmc::redfish::RedfishDriver>(io_.get_executor(), redfish_options);
   ipmi_ = std::make_unique<bmc::ipmi::IpmiDriver>(io_.get_executor());
   if (config.poller_enabled) {
     std::map<std::string, NodeDriver*> drivers{{"redfish", redfish_.get()}, {"ipmi", ipmi_.get()}};

@@ -76,7 +76,10 @@ struct ServiceConfig {
   std::string listen = "127.0.0.1:8080";
   // With TLS (server.tls): plain HTTP here only redirects to HTTPS; empty: no such listener.
   std::string http_redirect_listen;
-  int io_threads = 2;            // one per core
+  int io_threads = 2;  // one per core
+  // The HTTP client of the Redfish driver (--bmc-http-client).
+  bmc::http::BmcHttpClient::Options::Transport bmc_http_client =
+      bmc::http::BmcHttpClient::Options::Transport::asio;
   int database_connections = 4;  // and as many threads for database work
   // The hottest reads prepared once per connection (--no-prepared-statements: off, for PgBouncer
   // before 1.21 in transaction mode).

@@ -134,10 +134,19 @@ std::optional<milliseconds> retry_delay(const RetryPolicy& policy, const HttpRes
 
 BmcHttpClient::BmcHttpClient(asio::any_io_executor executor, Options options,
                              RetryEnvironment environment)
-    : transport_(std::move(executor), options.transport),
-      limiter_(options.per_host_limit),
+    : limiter_(options.per_host_limit),
       policy_(options.retry),
-      environment_(with_defaults(std::move(environment))) {}
+      environment_(with_defaults(std::move(environment))) {
+  if (options.transport_kind == Options::Transport::libcurl) {
+    curl_ = std::make_unique<CurlMultiClient>(std::move(executor), options.transport);
+  } else {
+    AsioHttpClient::Options asio_options;
+    if (options.transport.max_idle_connections > 0)
+      asio_options.max_idle_connections =
+          static_cast<std::size_t>(options.transport.max_idle_connections);
+    asio_ = std::make_unique<AsioHttpClient>(std::move(executor), asio_options);
+  }
+}
 
 void BmcHttpClient::set_host_limit(const std::string& host_and_port, std::size_t limit) {
   limiter_.set_limit(host_and_port, limit);
@@ -156,7 +165,9 @@ asio::awaitable<HttpResult> BmcHttpClient::request(HttpRequest request, CallOpti
       co_await environment_.sleep(turn);
     }
     PerHostLimiter::Permit permit = co_await limiter_.acquire(key);
-    HttpResult result = co_await transport_.request(request);
+    // Named, not written inside the co_await: GCC 12 mishandles temporaries there.
+    auto sent = curl_ ? curl_->request(request) : asio_->request(request);
+    HttpResult result = co_await std::move(sent);
     permit.release();
     const auto delay = retry_delay(policy, result, attempt, idempotent, environment_.uniform(),
                                    environment_.now());

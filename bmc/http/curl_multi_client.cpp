@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "bmc/http/abandoned_waits.hpp"
+#include "bmc/http/header_text.hpp"
 #include "bmc/http/resumer.hpp"
 
 namespace ironhold::bmc::http {
@@ -27,13 +28,6 @@ namespace asio = boost::asio;
 using boost::system::error_code;
 
 namespace {
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](unsigned char x, unsigned char y) {
-           return std::tolower(x) == std::tolower(y);
-         });
-}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -115,10 +109,6 @@ std::size_t on_header(char* data, std::size_t size, std::size_t count, void* use
     t->response.headers.emplace_back(std::string(trim(line.substr(0, colon))),
                                      std::string(trim(line.substr(colon + 1))));
   return bytes;
-}
-
-bool has_line_break(std::string_view s) {
-  return s.find_first_of("\r\n") != std::string_view::npos;
 }
 
 // The request's form as a libcurl MIME body; an error message, or empty when it is set.
@@ -274,7 +264,7 @@ HttpResult classify(Transfer& t, CURLcode code) {
 
 std::optional<std::string> HttpResponse::header(std::string_view name) const {
   for (const auto& [n, v] : headers)
-    if (iequals(n, name)) return v;
+    if (same_header_name(n, name)) return v;
   return std::nullopt;
 }
 

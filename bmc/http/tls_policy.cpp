@@ -5,6 +5,8 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
+#include "bmc/http/tls_client_contexts.hpp"
+
 namespace ironhold::bmc::http {
 namespace {
 
@@ -29,16 +31,6 @@ int fingerprint_cache_index() {
   return index;
 }
 
-std::optional<std::string> fingerprint(X509* cert) {
-  if (cert == nullptr) return std::nullopt;
-  unsigned char* der = nullptr;
-  const int size = i2d_X509(cert, &der);
-  if (size <= 0) return std::nullopt;
-  std::string hex = sha256_hex(der, static_cast<std::size_t>(size));
-  OPENSSL_free(der);
-  return hex;
-}
-
 // Runs once per certificate of the chain, root first. Only the leaf (depth 0) matters for a pin;
 // chain errors are ignored because BMC certificates are self-signed. Returning 0 aborts the
 // handshake, so the HTTP request is never written to a peer with the wrong certificate.
@@ -50,7 +42,7 @@ int pin_verify_callback(int /*preverify_ok*/, X509_STORE_CTX* store) {
                                : static_cast<TlsVerifyState*>(SSL_CTX_get_ex_data(
                                      SSL_get_SSL_CTX(ssl), verify_state_index()));
   if (state == nullptr || state->policy == nullptr) return 0;  // fail closed
-  state->leaf_sha256_hex = fingerprint(X509_STORE_CTX_get_current_cert(store));
+  state->leaf_sha256_hex = certificate_fingerprint(X509_STORE_CTX_get_current_cert(store));
   if (!state->leaf_sha256_hex) return 0;
   const auto& pin = state->policy->pinned_sha256_hex;
   if (pin && *pin != *state->leaf_sha256_hex) {
@@ -156,7 +148,7 @@ std::optional<std::string> connection_fingerprint(void* curl_easy) {
   if (const auto* cached =
           static_cast<const std::string*>(SSL_get_ex_data(ssl, fingerprint_cache_index())))
     return *cached;
-  std::optional<std::string> computed = fingerprint(SSL_get0_peer_certificate(ssl));
+  std::optional<std::string> computed = certificate_fingerprint(SSL_get0_peer_certificate(ssl));
   if (computed) {
     auto* cached = new std::string(*computed);
     if (SSL_set_ex_data(ssl, fingerprint_cache_index(), cached) != 1) delete cached;

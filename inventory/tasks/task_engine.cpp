@@ -65,10 +65,13 @@ TaskEngine::TaskEngine(asio::any_io_executor executor, asio::thread_pool& blocki
       options_(std::move(options)),
       wake_timer_(strand_) {
   if (options_.owner.empty()) options_.owner = random_lease_owner();
+  wake_target_->engine = this;
 }
 
 TaskEngine::~TaskEngine() {
   stop(std::chrono::milliseconds(0));
+  std::lock_guard lock(wake_target_->mutex);
+  wake_target_->engine = nullptr;
 }
 
 void TaskEngine::start() {
@@ -78,7 +81,10 @@ void TaskEngine::start() {
 }
 
 void TaskEngine::wake() {
-  asio::post(strand_, [this] { wake_timer_.cancel(); });
+  asio::post(strand_, [target = wake_target_] {
+    std::lock_guard lock(target->mutex);
+    if (target->engine != nullptr) target->engine->wake_timer_.cancel();
+  });
 }
 
 asio::awaitable<void> TaskEngine::claim_loop() {

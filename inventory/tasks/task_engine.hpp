@@ -95,6 +95,14 @@ class TaskEngine {
   std::shared_ptr<const tasks::FirmwareSpool> spool_;
   TaskEngineOptions options_;
   boost::asio::steady_timer wake_timer_;  // the claim loop's pause; touched on the strand only
+  // What a posted wake() reaches: a task's end posts one after it stopped counting in
+  // in_flight_, so stop() can return, and the engine be gone, before it runs. The destructor
+  // clears `engine` first.
+  struct WakeTarget {
+    std::mutex mutex;
+    TaskEngine* engine = nullptr;
+  };
+  std::shared_ptr<WakeTarget> wake_target_ = std::make_shared<WakeTarget>();
   InFlight in_flight_;
   std::mutex mutex_;  // guards the two members below
   std::map<std::string, int> per_target_;

@@ -113,6 +113,16 @@ TEST_CASE("a broken --config stops the binary with the file's line and without i
         std::string::npos);
 }
 
+TEST_CASE("serve refuses an HTTP client for BMCs it does not have, before it starts anything",
+          "[app][config]") {
+  TempDir dir("ih-bad-http-client");
+  const Run run =
+      run_cli({"serve", "--bmc-http-client", "curl", "--data-dir", (dir.path() / "data").string()});
+  CHECK(run.status == 2);
+  CHECK(run.err.find("--bmc-http-client must be asio or libcurl") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir.path() / "data"));
+}
+
 TEST_CASE("packaging/ironhold.toml.example parses, and shows every option of serve",
           "[app][config]") {
   std::ifstream in(std::string(IRONHOLD_SOURCE_DIR) + "/packaging/ironhold.toml.example");

@@ -11,7 +11,9 @@
 #include <future>
 #include <memory>
 #include <mutex>
+#include <thread>
 
+#include "bmc/http/asio_http_client.hpp"
 #include "tests/bmc/http/http_peer.hpp"
 #include "tests/bmc/http/io_threads.hpp"
 #include "tests/support/server/bmc_peers.hpp"
@@ -45,16 +47,18 @@ TlsPolicy plain() {
   return TlsPolicy{Mode::none, std::nullopt, {}};
 }
 
-HttpResult fetch(IoThreads& loop, CurlMultiClient& client, HttpRequest request) {
+template <class Client>
+HttpResult fetch(IoThreads& loop, Client& client, HttpRequest request) {
   return loop.run(client.request(std::move(request)));
 }
 
 }  // namespace
 
-TEST_CASE("CurlMultiClient pins the certificate on first contact and accepts the same pin") {
+TEMPLATE_TEST_CASE("the HTTP client pins the certificate on first contact and accepts the same pin",
+                   "", CurlMultiClient, AsioHttpClient) {
   TlsTestServer server("127.0.0.1", CannedResponse{200, "application/json", R"({"Id":"root"})"});
   IoThreads loop;
-  CurlMultiClient client(loop.io.get_executor());
+  TestType client(loop.io.get_executor());
 
   const HttpResult first = fetch(loop, client, get(https_url(server, "/redfish/v1/")));
   REQUIRE(first.ok());
@@ -70,10 +74,11 @@ TEST_CASE("CurlMultiClient pins the certificate on first contact and accepts the
   CHECK(server.requests().size() == 2);
 }
 
-TEST_CASE("CurlMultiClient refuses a different pin before sending any request byte") {
+TEMPLATE_TEST_CASE("the HTTP client refuses a different pin before sending any request byte", "",
+                   CurlMultiClient, AsioHttpClient) {
   TlsTestServer server("127.0.0.1", CannedResponse{200, "application/json", "{}"});
   IoThreads loop;
-  CurlMultiClient client(loop.io.get_executor());
+  TestType client(loop.io.get_executor());
 
   TlsPolicy wrong{Mode::pin, std::string(64, 'a'), {}};
   HttpRequest request = get(https_url(server, "/redfish/v1/Systems"), wrong);
@@ -86,10 +91,11 @@ TEST_CASE("CurlMultiClient refuses a different pin before sending any request by
   CHECK(server.requests().empty());
 }
 
-TEST_CASE("CurlMultiClient verifies against the node's CA bundle in ca mode") {
+TEMPLATE_TEST_CASE("the HTTP client verifies against the node's CA bundle in ca mode", "",
+                   CurlMultiClient, AsioHttpClient) {
   TlsTestServer server("127.0.0.1", CannedResponse{200, "application/json", "{}"});
   IoThreads loop;
-  CurlMultiClient client(loop.io.get_executor());
+  TestType client(loop.io.get_executor());
 
   TlsPolicy right{Mode::ca, std::nullopt, server.certificate().certificate_pem};
   const HttpResult ok = fetch(loop, client, get(https_url(server, "/redfish/v1/"), right));
@@ -105,10 +111,12 @@ TEST_CASE("CurlMultiClient verifies against the node's CA bundle in ca mode") {
   CHECK(server.requests().size() == 1);
 }
 
-TEST_CASE("CurlMultiClient accepts any certificate in insecure mode and refuses https in none") {
+TEMPLATE_TEST_CASE(
+    "the HTTP client accepts any certificate in insecure mode and refuses https in none", "",
+    CurlMultiClient, AsioHttpClient) {
   TlsTestServer server("127.0.0.1", CannedResponse{200, "application/json", "{}"});
   IoThreads loop;
-  CurlMultiClient client(loop.io.get_executor());
+  TestType client(loop.io.get_executor());
 
   const HttpResult insecure =
       fetch(loop, client, get(https_url(server, "/"), TlsPolicy{Mode::insecure, {}, {}}));
@@ -122,11 +130,12 @@ TEST_CASE("CurlMultiClient accepts any certificate in insecure mode and refuses 
   CHECK(server.requests().size() == 1);
 }
 
-TEST_CASE("CurlMultiClient caps the body: an oversized answer is too_large") {
+TEMPLATE_TEST_CASE("the HTTP client caps the body: an oversized answer is too_large", "",
+                   CurlMultiClient, AsioHttpClient) {
   TlsTestServer server("127.0.0.1",
                        CannedResponse{200, "application/json", std::string(4096, 'x')});
   IoThreads loop;
-  CurlMultiClient client(loop.io.get_executor());
+  TestType client(loop.io.get_executor());
 
   HttpRequest request = get(https_url(server, "/big"));
   request.max_body = 1024;
@@ -140,10 +149,11 @@ TEST_CASE("CurlMultiClient caps the body: an oversized answer is too_large") {
   CHECK(fits.response().body.size() == 4096);
 }
 
-TEST_CASE("CurlMultiClient times out on a server that never answers") {
+TEMPLATE_TEST_CASE("the HTTP client times out on a server that never answers", "", CurlMultiClient,
+                   AsioHttpClient) {
   HttpPeer peer([](const std::string&) { return PeerResponse{.hang = true}; });
   IoThreads loop;
-  CurlMultiClient client(loop.io.get_executor());
+  TestType client(loop.io.get_executor());
 
   HttpRequest request = get(peer.url("/redfish/v1/"), plain());
   request.total_timeout = std::chrono::milliseconds(300);
@@ -153,9 +163,10 @@ TEST_CASE("CurlMultiClient times out on a server that never answers") {
   CHECK(result.error().request_sent);
 }
 
-TEST_CASE("CurlMultiClient reports connection refused as connect_failed") {
+TEMPLATE_TEST_CASE("the HTTP client reports connection refused as connect_failed", "",
+                   CurlMultiClient, AsioHttpClient) {
   IoThreads loop;
-  CurlMultiClient client(loop.io.get_executor());
+  TestType client(loop.io.get_executor());
   const std::string url =
       "http://127.0.0.1:" + std::to_string(ironhold::test::free_tcp_port("127.0.0.1")) + "/";
   const HttpResult result = fetch(loop, client, get(url, plain()));
@@ -164,12 +175,13 @@ TEST_CASE("CurlMultiClient reports connection refused as connect_failed") {
   CHECK_FALSE(result.error().request_sent);
 }
 
-TEST_CASE("CurlMultiClient does not follow redirects") {
+TEMPLATE_TEST_CASE("the HTTP client does not follow redirects", "", CurlMultiClient,
+                   AsioHttpClient) {
   HttpPeer peer([](const std::string&) {
     return PeerResponse{.status = 302, .headers = {{"Location", "/again"}}};
   });
   IoThreads loop;
-  CurlMultiClient client(loop.io.get_executor());
+  TestType client(loop.io.get_executor());
   const HttpResult result = fetch(loop, client, get(peer.url("/loop"), plain()));
   REQUIRE(result.ok());
   CHECK(result.response().status == 302);
@@ -177,10 +189,11 @@ TEST_CASE("CurlMultiClient does not follow redirects") {
   CHECK(peer.requests() == 1);
 }
 
-TEST_CASE("CurlMultiClient keeps one connection alive per host across requests") {
+TEMPLATE_TEST_CASE("the HTTP client keeps one connection alive per host across requests", "",
+                   CurlMultiClient, AsioHttpClient) {
   HttpPeer peer([](const std::string& line) { return PeerResponse{.body = line}; });
   IoThreads loop;
-  CurlMultiClient client(loop.io.get_executor());
+  TestType client(loop.io.get_executor());
   for (int i = 0; i < 5; ++i) {
     const HttpResult result = fetch(loop, client, get(peer.url("/n" + std::to_string(i)), plain()));
     REQUIRE(result.ok());
@@ -190,7 +203,8 @@ TEST_CASE("CurlMultiClient keeps one connection alive per host across requests")
   CHECK(peer.connections() == 1);
 }
 
-TEST_CASE("CurlMultiClient sends the method, headers and body it is given") {
+TEMPLATE_TEST_CASE("the HTTP client sends the method, headers and body it is given", "",
+                   CurlMultiClient, AsioHttpClient) {
   std::mutex mutex;  // the peer's thread writes what the test reads
   std::string seen;
   HttpPeer peer([&](const std::string& line) {
@@ -199,7 +213,7 @@ TEST_CASE("CurlMultiClient sends the method, headers and body it is given") {
     return PeerResponse{.status = 201, .headers = {{"X-Echo", "yes"}}, .body = "created"};
   });
   IoThreads loop;
-  CurlMultiClient client(loop.io.get_executor());
+  TestType client(loop.io.get_executor());
   HttpRequest request = get(peer.url("/redfish/v1/SessionService/Sessions"), plain());
   request.method = "POST";
   request.body = R"({"UserName":"u"})";
@@ -222,12 +236,13 @@ TEST_CASE("CurlMultiClient sends the method, headers and body it is given") {
   CHECK(peer.requests() == 1);
 }
 
-TEST_CASE("CurlMultiClient opens a new connection when the server closes the last one") {
+TEMPLATE_TEST_CASE("the HTTP client opens a new connection when the server closes the last one", "",
+                   CurlMultiClient, AsioHttpClient) {
   // Every answer closes its connection: libcurl closes the socket and the next request opens
   // another, often with the same descriptor number, which must not be mistaken for the old one.
   HttpPeer peer([](const std::string& line) { return PeerResponse{.body = line, .close = true}; });
   IoThreads loop;
-  CurlMultiClient client(loop.io.get_executor());
+  TestType client(loop.io.get_executor());
   for (int i = 0; i < 20; ++i) {
     const HttpResult result = fetch(loop, client, get(peer.url("/c" + std::to_string(i)), plain()));
     REQUIRE(result.ok());
@@ -237,12 +252,13 @@ TEST_CASE("CurlMultiClient opens a new connection when the server closes the las
   CHECK(peer.connections() == 20);
 }
 
-TEST_CASE("CurlMultiClient sends nothing of an earlier request with a later one") {
+TEMPLATE_TEST_CASE("the HTTP client sends nothing of an earlier request with a later one", "",
+                   CurlMultiClient, AsioHttpClient) {
   // Easy handles are reused between requests: a GET after a POST must carry neither its body
   // nor its headers.
   HttpPeer peer([](const std::string&) { return PeerResponse{.body = "ok"}; });
   IoThreads loop;
-  CurlMultiClient client(loop.io.get_executor());
+  TestType client(loop.io.get_executor());
   HttpRequest post = get(peer.url("/first"), plain());
   post.method = "POST";
   post.body = R"({"secret":"s3cr3t"})";
@@ -290,7 +306,45 @@ TEST_CASE("CurlMultiClient spreads hosts over its shards and keeps each host on 
   }
 }
 
-TEST_CASE("CurlMultiClient sends a form, streaming a file part from the disk") {
+TEST_CASE("AsioHttpClient answers requests to many hosts at once, each with its own answer") {
+  // Twelve peers, four requests each at once: the client has no per-host limit of its own
+  // (BmcHttpClient's is in front of it), so a peer may see several connections, but every
+  // answer must reach the request that asked, and the connections are kept for later.
+  std::vector<std::unique_ptr<HttpPeer>> peers;
+  for (int i = 0; i < 12; ++i)
+    peers.push_back(std::make_unique<HttpPeer>([](const std::string& line) {
+      return PeerResponse{.body = line, .delay = std::chrono::milliseconds(20)};
+    }));
+  IoThreads loop;
+  AsioHttpClient client(loop.io.get_executor());
+  const auto round = [&](const std::string& tag) {
+    std::vector<std::pair<std::string, std::future<HttpResult>>> results;
+    for (auto& peer : peers)
+      for (int i = 0; i < 4; ++i) {
+        const std::string path = "/" + tag + std::to_string(i);
+        results.emplace_back(
+            "GET " + path + " HTTP/1.1",
+            boost::asio::co_spawn(loop.io, client.request(get(peer->url(path), plain())),
+                                  boost::asio::use_future));
+      }
+    for (auto& [expected, result] : results) {
+      const HttpResult r = result.get();
+      REQUIRE(r.ok());
+      CHECK(r.response().body == expected);
+    }
+  };
+  round("a");
+  std::vector<int> opened;
+  for (auto& peer : peers) opened.push_back(peer->connections());
+  round("b");
+  for (std::size_t i = 0; i < peers.size(); ++i) {
+    CHECK(peers[i]->requests() == 8);
+    CHECK(peers[i]->connections() == opened[i]);  // the second round reused the first's
+  }
+}
+
+TEMPLATE_TEST_CASE("the HTTP client sends a form, streaming a file part from the disk", "",
+                   CurlMultiClient, AsioHttpClient) {
   // An image-like file: bytes a naive multipart writer would break on (CR LF, "--", NUL).
   std::string image = "IRONHOLD-FIRMWARE component=BMC version=9\n";
   for (int i = 0; i < 70'000; ++i) image += static_cast<char>(i % 251);
@@ -303,7 +357,7 @@ TEST_CASE("CurlMultiClient sends a form, streaming a file part from the disk") {
 
   HttpPeer peer([](const std::string&) { return PeerResponse{.status = 202, .body = "{}"}; });
   IoThreads loop;
-  CurlMultiClient client(loop.io.get_executor());
+  TestType client(loop.io.get_executor());
   HttpRequest request = get(peer.url("/redfish/v1/UpdateService/upload"), plain());
   request.method = "POST";
   request.body = "ignored when there is a form";
@@ -355,8 +409,9 @@ struct Held {
   std::string bytes = std::string(4096, 'x');
 };
 
-boost::asio::awaitable<void> request_holding(CurlMultiClient* client, HttpRequest request,
-                                             int* alive, int* finished) {
+template <class Client>
+boost::asio::awaitable<void> request_holding(Client* client, HttpRequest request, int* alive,
+                                             int* finished) {
   Held held(*alive);
   co_await client->request(std::move(request));
   ++*finished;
@@ -367,13 +422,14 @@ boost::asio::awaitable<void> request_holding(CurlMultiClient* client, HttpReques
 // The service stopping with a poll in flight to a BMC that never answers: nothing runs the
 // context again, so the transfer never completes. Its coroutine must be freed with the context
 // (LeakSanitizer also fails this binary if it is not), never resumed.
-TEST_CASE("CurlMultiClient frees requests still in flight when their context shuts down") {
+TEMPLATE_TEST_CASE("the HTTP client frees requests still in flight when their context shuts down",
+                   "", CurlMultiClient, AsioHttpClient) {
   HttpPeer peer([](const std::string&) { return PeerResponse{.hang = true}; });
   int alive = 0;
   int finished = 0;
   {
     boost::asio::io_context io;
-    auto client = std::make_unique<CurlMultiClient>(io.get_executor());
+    auto client = std::make_unique<TestType>(io.get_executor());
     for (int i = 0; i < 3; ++i) {
       HttpRequest request = get(peer.url("/redfish/v1/Systems/" + std::to_string(i)), plain());
       request.total_timeout = std::chrono::minutes(10);
@@ -395,13 +451,14 @@ TEST_CASE("CurlMultiClient frees requests still in flight when their context shu
 // The same, one step earlier: the request is handed to the client's strand but the context never
 // runs again, so the transfer is never even started (the service stopping under load, with
 // hundreds of polls just issued). Its coroutine must still be freed with the context.
-TEST_CASE("CurlMultiClient frees requests not yet started when their context shuts down") {
+TEMPLATE_TEST_CASE("the HTTP client frees requests not yet started when their context shuts down",
+                   "", CurlMultiClient, AsioHttpClient) {
   HttpPeer peer([](const std::string&) { return PeerResponse{}; });
   int alive = 0;
   int finished = 0;
   {
     boost::asio::io_context io;
-    CurlMultiClient client(io.get_executor());
+    TestType client(io.get_executor());
     HttpRequest request = get(peer.url("/redfish/v1"), plain());
     boost::asio::co_spawn(io, request_holding(&client, std::move(request), &alive, &finished),
                           boost::asio::detached);
@@ -412,6 +469,78 @@ TEST_CASE("CurlMultiClient frees requests not yet started when their context shu
   CHECK(alive == 0);
   CHECK(finished == 0);
   CHECK(peer.received().empty());
+}
+
+// Trust on first use: the first request to a new BMC accepts any certificate and learns it; the
+// pinned requests after it must not each need a connection (and an idle one) of their own.
+TEST_CASE("AsioHttpClient carries pinned requests on the connection that learned the certificate") {
+  TlsTestServer server("127.0.0.1", CannedResponse{200, "application/json", "{}"});
+  server.keep_connections_alive();
+  IoThreads loop;
+  AsioHttpClient client(loop.io.get_executor());
+
+  const HttpResult first =
+      fetch(loop, client,
+            get(https_url(server, "/redfish/v1/"), TlsPolicy{Mode::insecure, std::nullopt, {}}));
+  REQUIRE(first.ok());
+  REQUIRE(first.response().peer_fingerprint);
+  const TlsPolicy pinned{Mode::pin, first.response().peer_fingerprint, {}};
+  for (int i = 0; i < 3; ++i) {
+    const HttpResult again = fetch(loop, client, get(https_url(server, "/redfish/v1/"), pinned));
+    REQUIRE(again.ok());
+  }
+  CHECK(server.requests().size() == 4);
+  CHECK(server.connections() == 1);
+  CHECK(client.idle_connections() == 1);
+
+  // A pin the kept connection's certificate does not match: that connection is not used, and
+  // a new one's handshake refuses the server before any request byte.
+  const HttpResult wrong =
+      fetch(loop, client,
+            get(https_url(server, "/redfish/v1/"), TlsPolicy{Mode::pin, std::string(64, 'a'), {}}));
+  REQUIRE_FALSE(wrong.ok());
+  CHECK(wrong.error().kind == HttpErrorKind::tls_pin_mismatch);
+  CHECK_FALSE(wrong.error().request_sent);
+  CHECK(server.requests().size() == 4);
+  CHECK(server.connections() == 2);
+}
+
+TEST_CASE("AsioHttpClient opens a new connection after one idled past max_idle_time") {
+  HttpPeer peer([](const std::string&) { return PeerResponse{.body = "{}"}; });
+  IoThreads loop;
+  AsioHttpClient::Options options;
+  options.max_idle_time = std::chrono::milliseconds(100);
+  AsioHttpClient client(loop.io.get_executor(), options);
+
+  REQUIRE(fetch(loop, client, get(peer.url("/a"), plain())).ok());
+  REQUIRE(fetch(loop, client, get(peer.url("/b"), plain())).ok());
+  CHECK(peer.connections() == 1);  // within max_idle_time: reused
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  REQUIRE(fetch(loop, client, get(peer.url("/c"), plain())).ok());
+  CHECK(peer.connections() == 2);
+  CHECK(peer.requests() == 3);
+}
+
+// A BMC polled every few minutes closes its side of the connection long before the next poll;
+// the pool must not hold such a connection (and its TLS state) until then.
+TEST_CASE("AsioHttpClient lets go of idle connections their servers closed, on other requests") {
+  HttpPeer closing([](const std::string&) { return PeerResponse{.body = "{}", .close = true}; });
+  HttpPeer staying([](const std::string&) { return PeerResponse{.body = "{}"}; });
+  IoThreads loop;
+  AsioHttpClient::Options options;
+  options.prune_interval = std::chrono::milliseconds(0);
+  AsioHttpClient client(loop.io.get_executor(), options);
+
+  // The answer came without "Connection: close", so the client keeps the connection; the peer
+  // closes it right after.
+  REQUIRE(fetch(loop, client, get(closing.url("/a"), plain())).ok());
+  CHECK(client.idle_connections() == 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  REQUIRE(fetch(loop, client, get(staying.url("/b"), plain())).ok());
+  CHECK(client.idle_connections() == 1);  // the one to `staying`, kept
+  REQUIRE(fetch(loop, client, get(staying.url("/c"), plain())).ok());
+  CHECK(staying.connections() == 1);
+  CHECK(closing.connections() == 1);
 }
 
 }  // namespace curl_multi_client_test

@@ -211,34 +211,44 @@ void TlsTestServer::serve(int client) {
   timeval limit{5, 0};
   ::setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
   ::setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
+  ++connections_;
   SslPtr ssl(SSL_new(static_cast<SSL_CTX*>(ssl_ctx_)));
   if (!ssl || SSL_set_fd(ssl.get(), client) != 1) return;
   if (SSL_accept(ssl.get()) != 1) {
     ERR_clear_error();
     return;
   }
-  std::string head;
+  std::string pending;
   char buffer[4096];
-  while (head.find("\r\n\r\n") == std::string::npos && head.size() < 16 * 1024) {
-    const int got = SSL_read(ssl.get(), buffer, sizeof buffer);
-    if (got <= 0) {
-      ERR_clear_error();
-      return;
+  for (;;) {
+    while (pending.find("\r\n\r\n") == std::string::npos && pending.size() < 16 * 1024) {
+      const int got = SSL_read(ssl.get(), buffer, sizeof buffer);
+      if (got <= 0) {
+        ERR_clear_error();
+        return;
+      }
+      pending.append(buffer, static_cast<std::size_t>(got));
     }
-    head.append(buffer, static_cast<std::size_t>(got));
+    const std::size_t head_end = pending.find("\r\n\r\n");
+    const ReceivedRequest request = parse_head(pending.substr(0, head_end));
+    pending.erase(0, head_end == std::string::npos ? pending.size() : head_end + 4);
+    {
+      std::lock_guard lock(mutex_);
+      requests_.push_back(request);
+    }
+    const bool keep = keep_alive_;
+    const CannedResponse response = handler_(request);
+    const std::string out = "HTTP/1.1 " + std::to_string(response.status) + " " +
+                            reason_phrase(response.status) +
+                            "\r\nContent-Type: " + response.content_type +
+                            "\r\nContent-Length: " + std::to_string(response.body.size()) +
+                            (keep ? "" : "\r\nConnection: close") + "\r\n\r\n" + response.body;
+    if (SSL_write(ssl.get(), out.data(), static_cast<int>(out.size())) <= 0) break;
+    if (!keep) {
+      SSL_shutdown(ssl.get());
+      break;
+    }
   }
-  const ReceivedRequest request = parse_head(head.substr(0, head.find("\r\n\r\n")));
-  {
-    std::lock_guard lock(mutex_);
-    requests_.push_back(request);
-  }
-  const CannedResponse response = handler_(request);
-  const std::string out = "HTTP/1.1 " + std::to_string(response.status) + " " +
-                          reason_phrase(response.status) +
-                          "\r\nContent-Type: " + response.content_type +
-                          "\r\nContent-Length: " + std::to_string(response.body.size()) +
-                          "\r\nConnection: close\r\n\r\n" + response.body;
-  if (SSL_write(ssl.get(), out.data(), static_cast<int>(out.size())) > 0) SSL_shutdown(ssl.get());
   ERR_clear_error();
 }
 

@@ -52,6 +52,11 @@ class TlsTestServer {
   const SelfSignedCertificate& certificate() const { return certificate_; }
   // The requests answered so far, in order.
   std::vector<ReceivedRequest> requests() const;
+  // TLS connections accepted so far.
+  int connections() const { return connections_; }
+  // Answers further requests on a connection (one at a time: the server has one thread) instead
+  // of closing it after the first; for tests of connection reuse.
+  void keep_connections_alive() { keep_alive_ = true; }
 
  private:
   void run();
@@ -64,6 +69,8 @@ class TlsTestServer {
   int listener_ = -1;
   unsigned short port_ = 0;
   std::atomic<bool> stop_{false};
+  std::atomic<int> connections_{0};
+  std::atomic<bool> keep_alive_{false};
   mutable std::mutex mutex_;
   std::vector<ReceivedRequest> requests_;
   std::thread thread_;

@@ -5,6 +5,7 @@
 // command took effect: the BMC receives the reset exactly once either way, and the task says how
 // the doubt was resolved.
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_future.hpp>
 #include <catch2/catch.hpp>
@@ -143,6 +144,22 @@ TEST_CASE("a resumed cycle that had not been sent is sent once", "[tasks][e2e][r
   CHECK(send["in_doubt"].get<std::string>().find("had not happened; sent again") !=
         std::string::npos);
   CHECK(all_resets(fleet) == 1);
+}
+
+// A task's end wakes the claim loop through a handler posted after the task stopped counting, so
+// stop() may return, and the engine be destroyed, before it runs (ASan caught it touching the
+// timer of an engine gone, as the resumed tests above end). It must then do nothing.
+TEST_CASE("a wake still queued when its task engine is destroyed does nothing", "[tasks][resume]") {
+  TestServer server({}, {}, std::nullopt, std::nullopt, std::nullopt);
+  boost::asio::io_context io;  // not running: the wake waits in its queue
+  boost::asio::thread_pool pool(1);
+  {
+    TaskEngine engine(io.get_executor(), pool, server.host().tasks(), {}, nullptr, nullptr, nullptr,
+                      TestServer::fast_tasks());
+    engine.wake();
+  }
+  CHECK(io.run() == 1);  // the wake ran, after its engine
+  pool.join();
 }
 
 }  // namespace resume_task_e2e_test
