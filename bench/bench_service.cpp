@@ -206,6 +206,15 @@ void BenchDatabase::run(const std::string& sql) {
   tx.exec0(sql);
 }
 
+long long BenchDatabase::run_without_triggers(const std::string& sql) {
+  pqxx::connection superuser(impl_->cluster->superuser_url("ironhold"));
+  pqxx::work tx(superuser);
+  tx.exec0("SET LOCAL session_replication_role = replica");
+  const auto result = tx.exec0(sql);
+  tx.commit();
+  return result.affected_rows();
+}
+
 DatabaseCounters BenchDatabase::counters() {
   const auto r = rows(
       "SELECT xact_commit, tup_inserted, tup_updated, tup_deleted, "

@@ -76,6 +76,10 @@ class BenchDatabase {
   std::vector<std::vector<std::string>> rows(const std::string& sql);
   // Outside a transaction block (VACUUM).
   void run(const std::string& sql);
+  // As the cluster's superuser, with the tables' triggers off (session_replication_role =
+  // replica): a benchmark's own set-up that the change feed and the node history must not see.
+  // The rows it changed.
+  long long run_without_triggers(const std::string& sql);
   DatabaseCounters counters();
   // CPU seconds (user + system) of the postmaster and all its children now.
   double server_cpu_seconds() const;
