@@ -13,7 +13,7 @@
 //              (a first sweep on connections opened again, then --sweeps more)
 //              [--faulty 20] [--faulty-timeout 30] [--threads N] [--poll-max-in-flight N]
 //              [--db-connections N] [--perf DIR] [--malloc-stats yes] [--poll-max-failing N]
-//              [--poll-max-inspections N] [--last-seen due|as-is]
+//              [--poll-failing-wait-max MS] [--poll-max-inspections N] [--last-seen due|as-is]
 //
 // The service refreshes a node's last_seen at most once a minute (inventory/db/poll_record.cpp),
 // so whether a sweep rewrites every answering node's row depended on how long after the last
@@ -554,11 +554,11 @@ int run(int argc, char** argv) {
                                           "--no-event-subscriptions",
                                           "--log-level",
                                           "warn"};
-  bench::pass_through(
-      argc, argv,
-      {"threads", "poll-max-in-flight", "db-connections", "poll-lease", "poll-slow-after",
-       "poll-max-slow", "poll-max-failing", "poll-max-inspections", "bmc-http-client"},
-      serve_extra);
+  bench::pass_through(argc, argv,
+                      {"threads", "poll-max-in-flight", "db-connections", "poll-lease",
+                       "poll-slow-after", "poll-max-slow", "poll-max-failing",
+                       "poll-failing-wait-max", "poll-max-inspections", "bmc-http-client"},
+                      serve_extra);
 
   bench::stop_on_signals();
   bench::raise_fd_limit();

@@ -91,6 +91,10 @@ std::vector<cli::Option> serve_options() {
                      "polls of BMCs whose last poll failed running at once, within "
                      "poll-max-in-flight (0: no limit of their own)",
                      "IRONHOLD_POLL_MAX_FAILING", "64", "N"});
+  options.push_back({"poll-failing-wait-max", 0, true, false,
+                     "ms that due polls of failing BMCs at most wait while many polls of working "
+                     "BMCs run (0: no waiting)",
+                     "IRONHOLD_POLL_FAILING_WAIT_MAX_MS", "10000", "MS"});
   options.push_back({"poll-max-inspections", 0, true, false,
                      "inventory polls (inspections) running at once, within poll-max-in-flight "
                      "(0: no limit of their own)",
@@ -275,6 +279,9 @@ int serve_with(const cli::Args& args, bool demo) {
       int_option(args, "poll-max-slow", static_cast<int>(PollerOptions{}.max_slow), 0, 1'000'000));
   config.poller.max_failing = static_cast<std::size_t>(int_option(
       args, "poll-max-failing", static_cast<int>(PollerOptions{}.max_failing), 0, 1'000'000));
+  config.poller.failing_wait_max = std::chrono::milliseconds(
+      int_option(args, "poll-failing-wait-max",
+                 static_cast<int>(PollerOptions{}.failing_wait_max.count()), 0, 3600000));
   config.poller.max_inspections = static_cast<std::size_t>(
       int_option(args, "poll-max-inspections", static_cast<int>(PollerOptions{}.max_inspections), 0,
                  1'000'000));

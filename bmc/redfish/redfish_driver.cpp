@@ -1,5 +1,13 @@
 #include "bmc/redfish/redfish_driver.hpp"
 
+#include <algorithm>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <chrono>
 #include <memory>
 #include <utility>
 
@@ -286,13 +294,61 @@ asio::awaitable<DriverOutcome> RedfishDriver::unsubscribe_events(const DriverTar
   co_return outcome;
 }
 
+namespace {
+
+// A stopping service must not wait on its BMCs: the sessions are closed side by side (a fleet's
+// thousands one after another had taken minutes, and the service had stopped waiting long
+// before), each DELETE is given a couple of seconds, and none starts after kLogoutWindow. A
+// session left open expires at its BMC on its own.
+constexpr std::size_t kLogoutWorkers = 64;
+constexpr std::chrono::milliseconds kLogoutWindow{2000};
+constexpr std::chrono::milliseconds kLogoutConnectTimeout{1000};
+constexpr std::chrono::milliseconds kLogoutTimeout{2000};
+
+}  // namespace
+
+struct RedfishDriver::Logouts {
+  std::vector<CachedSession> sessions;
+  std::size_t next = 0;
+  std::chrono::steady_clock::time_point last_start;
+  TransportOptions transport;
+};
+
 asio::awaitable<void> RedfishDriver::shutdown() {
   // Each BMC holds only a few sessions; leaving ours open until they time out would lock others
   // out. Failures are ignored: the session expires on its own.
-  std::vector<CachedSession> sessions = sessions_.take_all();
-  for (auto& session : sessions)
-    if (session.mode == AuthMode::session)
-      co_await log_out(client_, options_.transport, std::move(session));
+  auto logouts = std::make_shared<Logouts>();
+  for (auto& session : sessions_.take_all())
+    if (session.mode == AuthMode::session) logouts->sessions.push_back(std::move(session));
+  if (logouts->sessions.empty()) co_return;
+  logouts->last_start = std::chrono::steady_clock::now() + kLogoutWindow;
+  logouts->transport = options_.transport;
+  logouts->transport.connect_timeout =
+      std::min(logouts->transport.connect_timeout, kLogoutConnectTimeout);
+  logouts->transport.total_timeout = std::min(logouts->transport.total_timeout, kLogoutTimeout);
+  auto strand = asio::make_strand(co_await asio::this_coro::executor);
+  co_await asio::co_spawn(strand, log_out_all(std::move(logouts)), asio::use_awaitable);
+}
+
+asio::awaitable<void> RedfishDriver::log_out_all(std::shared_ptr<Logouts> logouts) {
+  const auto strand = co_await asio::this_coro::executor;
+  const std::size_t workers = std::min(logouts->sessions.size(), kLogoutWorkers);
+  auto remaining = std::make_shared<std::size_t>(workers);
+  asio::steady_timer done(strand, asio::steady_timer::time_point::max());
+  for (std::size_t i = 0; i < workers; ++i)
+    asio::co_spawn(strand, log_out_worker(logouts), [remaining, &done](std::exception_ptr) {
+      if (--*remaining == 0) done.cancel();
+    });
+  boost::system::error_code ec;
+  co_await done.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+}
+
+asio::awaitable<void> RedfishDriver::log_out_worker(std::shared_ptr<Logouts> logouts) {
+  while (logouts->next < logouts->sessions.size() &&
+         std::chrono::steady_clock::now() < logouts->last_start) {
+    CachedSession session = std::move(logouts->sessions[logouts->next++]);
+    co_await log_out(client_, logouts->transport, std::move(session));
+  }
 }
 
 }  // namespace ironhold::bmc::redfish

@@ -95,6 +95,10 @@ class RedfishDriver final : public NodeDriver {
   // Keeps the events not reported before and marks them reported.
   std::vector<HardwareEvent> first_reports(const std::string& node_id,
                                            std::vector<HardwareEvent> events);
+  // At shutdown: the sessions still open, closed by a few workers side by side. On a strand.
+  struct Logouts;
+  boost::asio::awaitable<void> log_out_all(std::shared_ptr<Logouts> logouts);
+  boost::asio::awaitable<void> log_out_worker(std::shared_ptr<Logouts> logouts);
 
   RedfishDriverOptions options_;
   http::BmcHttpClient client_;

@@ -155,9 +155,12 @@ void fire(pqxx::work& tx, const Problem& p, const AlertPolicy& policy, AlertPass
       nullable(p.project), p.summary, p.details);
 }
 
-// An open alert whose problem holds: a change of severity is news; the rest only keeps it fresh
-// (at most once a minute, so that a pass over thousands of open alerts is not a write each).
-void refresh(pqxx::work& tx, const OpenAlert& open, const Problem& p, AlertPass& pass) {
+// An open alert whose problem holds: a change of severity is news. The rest only keep fresh, at
+// most once a minute, collected into `unchanged` for one UPDATE of them all: a pass over
+// thousands of open alerts (a fifth of a 10,000-node fleet unreachable) is then one statement,
+// not a round trip each.
+void refresh(pqxx::work& tx, const OpenAlert& open, const Problem& p, AlertPass& pass,
+             std::vector<long long>& unchanged) {
   const bool escalated = open.severity == "warning" && p.severity == "critical";
   if (open.severity != p.severity || open.summary != p.summary) {
     tx.exec_params(
@@ -169,9 +172,21 @@ void refresh(pqxx::work& tx, const OpenAlert& open, const Problem& p, AlertPass&
     ++pass.updated;
     return;
   }
+  unchanged.push_back(open.id);
+}
+
+void keep_fresh(pqxx::work& tx, const std::vector<long long>& ids) {
+  if (ids.empty()) return;
+  std::string array = "{";
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (i > 0) array += ',';
+    array += std::to_string(ids[i]);
+  }
+  array += '}';
   tx.exec_params(
-      "UPDATE alerts SET last_seen = now() WHERE id = $1 AND last_seen < now() - interval '1 min'",
-      open.id);
+      "UPDATE alerts SET last_seen = now() "
+      " WHERE id = ANY($1::bigint[]) AND last_seen < now() - interval '1 min'",
+      array);
 }
 
 void resolve(pqxx::work& tx, long long id, AlertPass& pass) {
@@ -193,14 +208,16 @@ AlertPass evaluate_alerts(Database& db, const AlertPolicy& policy) {
     const std::vector<Problem> problems = current_problems(tx, policy);
     std::map<std::string, OpenAlert> open = open_alerts(tx);
     std::set<std::string> holding;
+    std::vector<long long> unchanged;
     for (const auto& p : problems) {
       if (!holding.insert(p.fingerprint).second) continue;  // one row per problem
       const auto it = open.find(p.fingerprint);
       if (it == open.end())
         fire(tx, p, policy, pass);
       else
-        refresh(tx, it->second, p, pass);
+        refresh(tx, it->second, p, pass, unchanged);
     }
+    keep_fresh(tx, unchanged);
     for (const auto& [fingerprint, alert] : open)
       if (kStateSources.count(alert.source) && !holding.count(fingerprint))
         resolve(tx, alert.id, pass);

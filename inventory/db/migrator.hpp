@@ -24,7 +24,8 @@ struct MigrationReport {
 
 // Applies what is missing, in name order, connecting with `url` (the owner role). Throws
 // ironhold::Error (conflict) naming the file when an applied migration's checksum differs.
-MigrationReport migrate(const std::string& url, std::span<const Migration> migrations = bundled_migrations());
+MigrationReport migrate(const std::string& url,
+                        std::span<const Migration> migrations = bundled_migrations());
 
 // Hex SHA-256 of a migration's text, as recorded in schema_migrations.checksum.
 std::string migration_checksum(const std::string& sql);

@@ -34,15 +34,27 @@ struct PolledFamily {
 
 // Writes what the result changes. False when the node is no longer in service (retired or purged
 // while its poll ran): nothing was written. `prepared`: the hot statements as prepared ones.
-bool record_poll_result(pqxx::transaction_base& tx, const PollResult& result, bool prepared);
+// A result whose only news is that the BMC still answers (last_seen due its once-a-minute
+// refresh) writes nothing here: its nodes are added to `refresh_due`, for refresh_last_seen.
+bool record_poll_result(pqxx::transaction_base& tx, const PollResult& result, bool prepared,
+                        std::vector<std::string>& refresh_due);
+// last_seen = now() for those nodes, in one statement, where it is older than the minute.
+void refresh_last_seen(pqxx::transaction_base& tx, const std::vector<std::string>& node_ids,
+                       bool prepared);
 
 // The node and the Systems behind its BMC; locked (FOR UPDATE) when the result will be written.
 // Nothing when the node is no longer in service.
 enum class FamilyRead { unlocked, locked };
 std::optional<PolledFamily> read_family(pqxx::transaction_base& tx, const std::string& node_id,
                                         FamilyRead how, bool prepared);
-// Whether recording the result would write anything (a row, an event) for this family as read.
-bool changes_anything(const PolledFamily& family, const PollResult& result);
+// What recording the result would write for this family as read: something (a row, an event)
+// besides last_seen, or only the refresh of last_seen of `refresh` (nodes of the family), or
+// nothing at all.
+struct ResultChanges {
+  bool anything_else = false;
+  std::vector<std::string> refresh;
+};
+ResultChanges changes_of(const PolledFamily& family, const PollResult& result);
 
 // The pieces, one file each.
 void record_outcome(pqxx::transaction_base& tx, PolledFamily& family, const DriverOutcome& outcome);

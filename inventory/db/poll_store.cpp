@@ -46,6 +46,8 @@ PollJob job_from_row(const pqxx::row& r, const crypto::SecretBox& box) {
                 {{"node", job.target.node_name}, {"error", e.what()}});
     }
   }
+  if (!r[9].is_null())
+    job.last_duration = std::chrono::milliseconds(static_cast<long long>(r[9].as<double>()));
   return job;
 }
 
@@ -78,7 +80,7 @@ std::string claim_statement(std::string_view tier) {
          "RETURNING s.node_id, s.kind, s.failures, n.name, n.driver, n.endpoint, n.options::text, "
          "          n.tls_fingerprint, "
          "          (SELECT encode(c.sealed, 'hex') FROM node_credentials c WHERE c.node_id = "
-         "n.id)";
+         "n.id), s.last_duration_ms";
 }
 
 }  // namespace
@@ -221,7 +223,9 @@ void PollStore::record(std::span<const PollResult> results, const std::string& o
   // checks overflow into pg_subtrans); a result is rarely refused, so that is the fallback below.
   try {
     transact(db_, [&](pqxx::work& tx) {
-      for (const PollResult* each : ordered) record_poll_result(tx, *each, prepared);
+      std::vector<std::string> refresh_due;
+      for (const PollResult* each : ordered) record_poll_result(tx, *each, prepared, refresh_due);
+      refresh_last_seen(tx, refresh_due, prepared);
       release_leases(tx, ordered, owner, prepared);
     });
     return;
@@ -233,11 +237,12 @@ void PollStore::record(std::span<const PollResult> results, const std::string& o
   // One by one: a result that fails (a malformed value from a BMC, a constraint) loses itself
   // only, and is logged.
   transact(db_, [&](pqxx::work& tx) {
+    std::vector<std::string> refresh_due;
     for (const PollResult* each : ordered) {
       const PollResult& result = *each;
       try {
         Savepoint one(tx, "poll_result");
-        record_poll_result(tx, result, prepared);
+        record_poll_result(tx, result, prepared, refresh_due);
         one.release();
       } catch (const pqxx::deadlock_detected&) {
         throw;  // the whole batch again (transact retries it): not one result lost
@@ -249,6 +254,7 @@ void PollStore::record(std::span<const PollResult> results, const std::string& o
             {{"node_id", result.node_id}, {"poll", to_string(result.kind)}, {"error", e.what()}});
       }
     }
+    refresh_last_seen(tx, refresh_due, prepared);
     // The leases go whatever happened to the results, so no poll is stuck until its lease expires.
     release_leases(tx, ordered, owner, prepared);
   });

@@ -24,6 +24,8 @@ struct PollJob {
   PollKind kind = PollKind::status;
   std::string driver;
   int failures = 0;  // consecutive failures before this attempt
+  // How long the last poll of this kind of this node took; nothing before the first.
+  std::optional<std::chrono::milliseconds> last_duration;
   DriverTarget target;
 };
 

@@ -25,6 +25,7 @@ struct Poller::Slot {
   Clock::time_point started;
   bool slow = false;        // counted in slow_in_flight, not in_flight
   bool failing = false;     // counted in failing_in_flight
+  bool working = false;     // counted in working_in_flight
   bool inspecting = false;  // counted in inspecting
   bool done = false;
 };
@@ -42,11 +43,17 @@ struct Poller::State {
   std::map<db::PollKey, int> held;
   std::set<db::PollKey> writing;  // in the batch being recorded now
   bool stopping = false;
-  std::size_t in_flight = 0;                   // polls counted against max_in_flight
-  std::size_t slow_in_flight = 0;              // polls past slow_after, counted against max_slow
-  std::size_t failing_in_flight = 0;           // of in_flight, polls of failing BMCs (max_failing)
-  bool failing_capped = false;                 // the last claim took all the failing polls it might
-  std::size_t inspecting = 0;                  // inventory polls in flight (max_inspections)
+  std::size_t in_flight = 0;          // polls counted against max_in_flight
+  std::size_t slow_in_flight = 0;     // polls past slow_after, counted against max_slow
+  std::size_t failing_in_flight = 0;  // of in_flight, polls of failing BMCs (max_failing)
+  bool failing_capped = false;        // the last claim took all the failing polls it might
+  // Of in_flight, the status and sensor polls of working BMCs: while many run, the failing BMCs'
+  // polls wait (PollerOptions::failing_wait_max).
+  std::size_t working_in_flight = 0;
+  bool working_exhausted = false;  // the last claim found fewer working polls due than it asked
+  bool failing_held = false;       // the last claim left the failing polls out
+  Clock::time_point failing_offered = Clock::now();  // when a claim last let them in
+  std::size_t inspecting = 0;                        // inventory polls in flight (max_inspections)
   bool inspections_capped = false;             // the last claim took all the inspections it might
   std::deque<std::shared_ptr<Slot>> by_start;  // polls in flight and not slow, oldest first
   bool claim_loop_done = false, flush_loop_done = false;
@@ -105,8 +112,12 @@ asio::awaitable<void> Poller::claim_loop() {
         options_.max_in_flight > state->in_flight ? options_.max_in_flight - state->in_flight : 0;
     const int want = static_cast<int>(
         std::min<std::size_t>(room, static_cast<std::size_t>(options_.claim_batch)));
+    const bool failing_offered = offer_failing();
     const std::optional<int> failing_limit =
-        room_under(options_.max_failing, state->failing_in_flight, want);
+        failing_offered ? room_under(options_.max_failing, state->failing_in_flight, want)
+                        : std::optional<int>(0);
+    if (failing_offered) state->failing_offered = Clock::now();
+    state->failing_held = !failing_offered;
     const std::optional<int> inspection_limit =
         room_under(options_.max_inspections, state->inspecting, want);
     std::vector<db::PollJob> jobs;
@@ -124,7 +135,7 @@ asio::awaitable<void> Poller::claim_loop() {
     }
     metrics_.count_claimed(jobs.size());
     const auto claimed_at = Clock::now();
-    int failing_claimed = 0, inspections_claimed = 0;
+    int failing_claimed = 0, inspections_claimed = 0, working_claimed = 0;
     for (auto& job : jobs) {
       ++state->held[db::PollKey{job.target.node_id, job.kind}];
       ++state->in_flight;
@@ -139,20 +150,41 @@ asio::awaitable<void> Poller::claim_loop() {
         ++state->inspecting;
         ++inspections_claimed;
       }
+      if (job.failures == 0) {
+        ++working_claimed;
+        if (job.kind != db::PollKind::inventory) {
+          slot->working = true;
+          ++state->working_in_flight;
+        }
+      }
       // Only status polls: one or two small documents each, however long they wait. An
       // inspection or sensor poll is long by nature and gathers documents as it goes; letting it
       // out of the count would let their memory grow with the fleet.
-      if (job.kind == db::PollKind::status) state->by_start.push_back(slot);
+      if (job.kind == db::PollKind::status) {
+        // A BMC whose last status poll outlasted slow_after (one dripping its answers, one slow
+        // to answer at all) starts in the slow lane rather than holding a slot until it gets
+        // there: in a sweep where a fifth of 10,000 BMCs had gone bad, the 450 slow ones that
+        // still answered held most of the slot time the 8,000 working ones needed.
+        if (options_.slow_after.count() > 0 && job.last_duration &&
+            *job.last_duration >= options_.slow_after && state->slow_in_flight < options_.max_slow)
+          move_to_slow_lane(*slot);
+        else
+          state->by_start.push_back(slot);
+      }
       asio::co_spawn(strand_.get_inner_executor(), run_poll(std::move(job), std::move(slot)),
                      asio::detached);
     }
     // More failing polls may be due than the limit let in: claim again as theirs finish.
     state->failing_capped = failing_limit && failing_claimed >= *failing_limit;
     state->inspections_capped = inspection_limit && inspections_claimed >= *inspection_limit;
+    if (want > 0) state->working_exhausted = working_claimed < want;
     metrics_.set_inspecting(state->inspecting);
     metrics_.set_in_flight(state->in_flight, state->slow_in_flight);
     if (state->stopping) break;
-    if (want == 0 || static_cast<int>(jobs.size()) < want) {
+    // The working polls just claimed were the last ones due and few enough: the failing ones'
+    // turn at once rather than after a pause.
+    const bool failing_next = state->failing_held && want > 0 && offer_failing();
+    if ((want == 0 || static_cast<int>(jobs.size()) < want) && !failing_next) {
       auto pause = options_.idle_wait;
       // Full: look again when the oldest poll turns slow, if that comes first.
       if (want == 0 && !state->by_start.empty() && options_.slow_after.count() > 0 &&
@@ -198,6 +230,19 @@ void Poller::move_to_slow_lane(Slot& slot) {
     slot.failing = false;
     --state.failing_in_flight;
   }
+  if (slot.working) {
+    slot.working = false;
+    --state.working_in_flight;
+  }
+}
+
+// Whether the next claim may take polls of failing BMCs (PollerOptions::failing_wait_max). On
+// the strand.
+bool Poller::offer_failing() const {
+  const auto& state = *state_;
+  if (options_.failing_wait_max.count() <= 0) return true;
+  if (state.working_exhausted && state.working_in_flight <= options_.max_in_flight / 4) return true;
+  return Clock::now() - state.failing_offered >= options_.failing_wait_max;
 }
 
 // A status poll that waits out a delay of its own (a retry's backoff) joins the slow lane at
@@ -259,6 +304,12 @@ asio::awaitable<void> Poller::run_poll(db::PollJob job, std::shared_ptr<Slot> sl
       --state->failing_in_flight;
       if (state->failing_capped && state->failing_in_flight <= options_.max_failing / 2)
         state->wake.cancel();  // room for more of the failing polls still due
+    }
+    if (slot->working) {
+      --state->working_in_flight;
+      if (state->failing_held && state->working_exhausted &&
+          state->working_in_flight <= options_.max_in_flight / 4)
+        state->wake.cancel();  // the failing polls' turn
     }
     if (slot->inspecting) {
       --state->inspecting;
@@ -411,8 +462,10 @@ void Poller::stop(std::chrono::milliseconds grace) {
   step = Clock::now();
   for (const auto& [name, driver] : drivers_) {
     if (!driver) continue;
+    // A driver bounds its logouts' time (a few seconds); it must not be destroyed before they end.
     auto logout = asio::co_spawn(strand_, driver->shutdown(), asio::use_future);
-    logout.wait_for(std::chrono::seconds(5));
+    if (logout.wait_for(std::chrono::seconds(15)) != std::future_status::ready)
+      log::error("a driver is still logging out of its BMCs after 15 s", {{"driver", name}});
   }
   log::info("poller stopped", {{"polls_in_flight", in_flight},
                                {"all_finished", finished},

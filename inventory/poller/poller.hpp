@@ -42,7 +42,8 @@ struct PollerOptions {
   // cannot hold every slot while the healthy rest waits its turn. Such a poll holds a socket and
   // a document or two; at most max_slow of them run besides the max_in_flight others. Sensor
   // polls and inspections always count: they gather documents as they go. A status poll that
-  // waits out a delay of its own (a retry's backoff) joins the slow lane at once. 0: never.
+  // waits out a delay of its own (a retry's backoff) joins the slow lane at once, and so does one
+  // of a BMC whose last status poll took slow_after or longer. 0: never.
   std::chrono::milliseconds slow_after{2000};
   std::size_t max_slow = 4000;
   // Polls of BMCs whose last poll of that kind failed (and not yet in the slow lane) at most this
@@ -50,6 +51,14 @@ struct PollerOptions {
   // this also bounds what they take from them while both run (reconnections, TLS handshakes and
   // retransmissions to broken BMCs burn CPU the healthy rest needs). 0: no limit of their own.
   std::size_t max_failing = 64;
+  // Due polls of failing BMCs also wait until the working BMCs' due polls are all claimed and at
+  // most a quarter of max_in_flight of them still run, or until they have waited this long (so
+  // that a poller never idle of working polls still reaches the failing BMCs). When a sweep falls
+  // due at once, the broken BMCs' reconnections, handshakes and retransmissions then come after
+  // the working BMCs' polls instead of beside their tail: at 10,000 BMCs with a fifth broken, on
+  // two cores, that tail had taken 20 % longer. Spread over the interval, as polls normally are,
+  // the working polls in flight stay far below the quarter and nothing waits. 0: no waiting.
+  std::chrono::milliseconds failing_wait_max{10000};
   // Inventory polls (inspections) at most this many at once, within max_in_flight. An inspection
   // holds every document of its BMC's tree until it ends (~0.5 MB parsed for an HGX server, for
   // ~10 s at 50 ms per document): 500 of them at once, when a fleet is enrolled or its daily
@@ -88,6 +97,7 @@ class Poller {
   boost::asio::awaitable<void> run_poll(db::PollJob job, std::shared_ptr<Slot> slot);
   void release_slow_slots();
   void move_to_slow_lane(Slot& slot);  // on the strand
+  bool offer_failing() const;          // on the strand
   void note_waiting(const std::shared_ptr<Slot>& slot);
   boost::asio::awaitable<void> flush();
   template <class Fn>

@@ -315,6 +315,47 @@ TEST_CASE("a node that answers as before has its last_seen written once a minute
   CHECK(seen_ago() < 5);
 }
 
+TEST_CASE("a batch refreshes last_seen of the nodes that answer as before, and only theirs",
+          "[poller][db]") {
+  Fixture f;
+  const Node same = f.enroll("same"), nonsense = f.enroll("nonsense"), silent = f.enroll("silent"),
+             recent = f.enroll("recent");
+  const auto seen_ago = [&](const Node& n) {
+    return f.count("SELECT extract(epoch FROM now() - last_seen)::bigint FROM nodes WHERE id = '" +
+                   n.id + "'");
+  };
+  // Their first results: an answer, an answer that makes no sense (the BMC answers: reachable),
+  // silence (unreachable) and an answer.
+  const auto batch = [&] {
+    std::vector<db::PollResult> results;
+    results.push_back(status_result(same.id, {{"1", PowerState::on, Health::ok}}));
+    results.push_back(
+        failed_result(nonsense.id, DriverErrorCode::bad_response, "the body is not JSON"));
+    results.push_back(failed_result(silent.id, DriverErrorCode::timeout, "no answer in 30 s"));
+    results.push_back(status_result(recent.id, {{"1", PowerState::on, Health::ok}}));
+    return results;
+  };
+  f.sql("UPDATE poll_schedule SET next_due = now() + interval '1 day' WHERE kind <> 'status'");
+  f.polls.claim("me", f.drivers, 100, std::chrono::seconds(60));
+  f.polls.record(batch(), "me");
+  f.sql("UPDATE nodes SET last_seen = now() - interval '90 seconds'");
+  f.sql("UPDATE nodes SET last_seen = now() - interval '20 seconds' WHERE id = '" + recent.id +
+        "'");
+  const long long events = f.count("SELECT count(*) FROM events");
+  // The same results again: nothing changes but the refresh of those that answer.
+  f.sql("UPDATE poll_schedule SET next_due = now() WHERE kind = 'status'");
+  REQUIRE(f.polls.claim("me", f.drivers, 100, std::chrono::seconds(60)).size() == 4);
+  f.polls.record(batch(), "me");
+  CHECK(seen_ago(same) < 5);
+  CHECK(seen_ago(nonsense) < 5);
+  CHECK(seen_ago(silent) >= 90);  // the last time it answered
+  CHECK(seen_ago(recent) >= 20);  // within the minute: not written
+  CHECK(f.count("SELECT count(*) FROM events") == events);
+  CHECK(f.nodes.get(nonsense.id).last_error == "bad_response");
+  CHECK(f.nodes.get(silent.id).reachable == false);
+  CHECK(f.count("SELECT count(*) FROM poll_schedule WHERE lease_owner IS NOT NULL") == 0);
+}
+
 TEST_CASE("a failed poll marks the node, backs off and raises one event per new error",
           "[poller][db]") {
   Fixture f;
