@@ -216,7 +216,9 @@ asio::awaitable<void> log_out(http::BmcHttpClient& client, const TransportOption
   request.tls = session.tls;
   request.connect_timeout = options.connect_timeout;
   request.total_timeout = options.total_timeout;
-  http::HttpResult ignored = co_await client.request(std::move(request));
+  // One attempt: a failed logout is ignored anyway (the session expires at the BMC), and retries
+  // of a silent BMC's logout would triple what a stopping service waits for it.
+  http::HttpResult ignored = co_await client.request(std::move(request), {.max_attempts = 1});
   (void)ignored;
 }
 

@@ -59,7 +59,7 @@ DriverError error_from_status(long status, const nlohmann::json& body, std::stri
 std::string path_of(std::string_view link);
 
 // Ends a session at its BMC (DELETE of the session resource, with the address and TLS policy of
-// its login). Failures are ignored: the session then expires on its own.
+// its login), in one attempt. Failures are ignored: the session then expires on its own.
 boost::asio::awaitable<void> log_out(http::BmcHttpClient& client, const TransportOptions& options,
                                      CachedSession session);
 

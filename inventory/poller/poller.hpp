@@ -82,7 +82,10 @@ class Poller {
 
   void start();
   // Stops claiming, waits (up to `grace`) for polls in flight, records what finished, and logs
-  // the drivers out of their sessions. Blocks; never call it from an I/O thread.
+  // the drivers out of their sessions. Blocks; never call it from an I/O thread. A poll still
+  // waiting on its BMC after `grace` stays on the executor: the drivers must outlive it, so stop
+  // the executor's threads (and shut the io_context down) before destroying them, as ServiceHost
+  // does.
   void stop(std::chrono::milliseconds grace = std::chrono::seconds(10));
 
   const PollMetrics& metrics() const { return metrics_; }

@@ -66,6 +66,7 @@ TEST_CASE("a poll of a BMC whose last poll failed makes one attempt, not the cli
   const unsigned failing = requests_of_one_poll(1);
   const unsigned still_failing = requests_of_one_poll(2);
   poller.stop(10s);
+  server.stop();  // a poll still waiting on its BMC ends with the I/O threads, before the driver
   pool.join();
   CHECK(failing >= 1);
   CHECK(working == 3 * failing);
@@ -127,6 +128,7 @@ TEST_CASE("at most max_failing polls of failing BMCs run at once", "[app][poller
   CHECK(asked() == kSilent);
   CHECK(finished() == std::to_string(kSilent));
   poller.stop(10s);
+  server.stop();  // a poll still waiting on its BMC ends with the I/O threads, before the driver
   pool.join();
 }
 

@@ -83,6 +83,7 @@ Sweep sweep(std::chrono::milliseconds failing_wait_max, unsigned latency_ms,
   out.failing_asked_at_end = failing_asked();
   out.finished_at_end = finished();
   poller.stop(10s);
+  server.stop();  // a poll still waiting on its BMC ends with the I/O threads, before the driver
   pool.join();
   return out;
 }

@@ -67,6 +67,7 @@ CapRun inspect_four(std::size_t max_inspections) {
     std::this_thread::sleep_for(5ms);
   }
   poller.stop(30s);
+  server.stop();  // a poll still waiting on its BMC ends with the I/O threads, before the driver
   pool.join();
   run.status_before_inventory = db.execute(
                                     "SELECT max(last_finished) FILTER (WHERE kind = 'status') < "

@@ -62,6 +62,7 @@ std::chrono::milliseconds working_asked_after(std::optional<int> slow_last_durat
   }
   CHECK(fleet.state(0).counters().requests_received > 0);  // the slow one was claimed too
   poller.stop(10s);
+  server.stop();  // a poll still waiting on its BMC ends with the I/O threads, before the driver
   pool.join();
   return asked_after;
 }

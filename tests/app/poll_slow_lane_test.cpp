@@ -92,6 +92,7 @@ SlowLaneRun poll_two_broken_two_healthy(const BrokenBmcs& broken,
   fleet.clear_faults(0);
   fleet.clear_faults(1);
   poller.stop(30s);
+  server.stop();  // a poll still waiting on its BMC ends with the I/O threads, before the driver
   pool.join();
   run.healthy_before_broken =
       server.database().execute(

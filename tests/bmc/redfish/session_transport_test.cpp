@@ -225,6 +225,61 @@ TEST_CASE("shutdown deletes the driver's Redfish sessions", "[redfish][session]"
   CHECK(members() == before);
 }
 
+// The sessions of the BMCs a driver has logged in to, beyond the mockup's own samples.
+std::size_t open_sessions(SimulatedBmc& bmcs, std::size_t count) {
+  const auto path =
+      mockup_document(rackmount_mockup(), "/redfish/v1")["Links"]["Sessions"]["@odata.id"]
+          .get<std::string>();
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    sim::redfish::Request request{beast_http::verb::get, path, 11};
+    request.set(beast_http::field::authorization, "Basic YWRtaW46cGFzc3dvcmQ=");  // admin:password
+    total += json::parse(bmcs.state(i).handle(request).body())["Members"].size();
+  }
+  return total;
+}
+
+TEST_CASE("shutdown logs out of more BMCs than it has workers, every one", "[redfish][session]") {
+  if (!have_rackmount_mockup()) return;
+  constexpr std::size_t kBmcs = 70;  // more than the 64 logouts that run at once
+  SimulatedBmc bmcs(rackmount_mockup(), /*tls=*/true, kBmcs);
+  IoThreads io;
+  RedfishDriver driver(io.io.get_executor());
+  const std::size_t samples = open_sessions(bmcs, kBmcs);
+  for (std::size_t i = 0; i < kBmcs; ++i) {
+    const auto report = io.run(driver.identify(bmcs.target("password", i), "", false));
+    INFO(i);
+    REQUIRE(report.ok());
+  }
+  REQUIRE(open_sessions(bmcs, kBmcs) == samples + kBmcs);
+  io.run(driver.shutdown());
+  CHECK(open_sessions(bmcs, kBmcs) == samples);
+}
+
+TEST_CASE("shutdown does not wait out BMCs that stopped answering", "[redfish][session]") {
+  if (!have_rackmount_mockup()) return;
+  // One after another, each silent BMC's logout would have waited out the 30 s request timeout
+  // (four minutes here); a stopping service must not.
+  constexpr std::size_t kBmcs = 8;
+  SimulatedBmc bmcs(rackmount_mockup(), /*tls=*/true, kBmcs);
+  IoThreads io;
+  RedfishDriver driver(io.io.get_executor());
+  REQUIRE(TransportOptions{}.total_timeout >= std::chrono::seconds(30));  // the premise
+  for (std::size_t i = 0; i < kBmcs; ++i)
+    REQUIRE(io.run(driver.identify(bmcs.target("password", i), "", false)).ok());
+  sim::redfish::Faults silent;
+  silent.timeout = true;
+  for (std::size_t i = 0; i < kBmcs; ++i) bmcs.fleet->set_faults(i, silent);
+  const auto start = std::chrono::steady_clock::now();
+  io.run(driver.shutdown());
+  const auto took = std::chrono::steady_clock::now() - start;
+  INFO(std::chrono::duration_cast<std::chrono::milliseconds>(took).count() << " ms");
+  // Not a speed figure: the logouts are given two seconds, in one attempt each (three attempts
+  // had taken 7.4 s here); the bound is well above that, and far below what waiting out even one
+  // silent BMC's request timeout would take.
+  CHECK(took < std::chrono::milliseconds(5000));
+}
+
 TEST_CASE("Basic auth is used where the service has no session service", "[redfish][session]") {
   if (!have_rackmount_mockup()) return;
   // A copy of the mockup whose service root links no SessionService.
