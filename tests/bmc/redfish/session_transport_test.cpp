@@ -69,6 +69,20 @@ std::string error_text(const FetchResult& r) {
   return "ok";
 }
 
+// The sessions open at the first `count` BMCs of `bmcs`: the mockup's own samples and ours.
+std::size_t open_sessions(SimulatedBmc& bmcs, std::size_t count) {
+  const auto path =
+      mockup_document(rackmount_mockup(), "/redfish/v1")["Links"]["Sessions"]["@odata.id"]
+          .get<std::string>();
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    sim::redfish::Request request{beast_http::verb::get, path, 11};
+    request.set(beast_http::field::authorization, "Basic YWRtaW46cGFzc3dvcmQ=");  // admin:password
+    total += json::parse(bmcs.state(i).handle(request).body())["Members"].size();
+  }
+  return total;
+}
+
 }  // namespace
 
 TEST_CASE("a Redfish session is opened once and reused by every request", "[redfish][session]") {
@@ -209,34 +223,12 @@ TEST_CASE("shutdown deletes the driver's Redfish sessions", "[redfish][session]"
   SimulatedBmc bmc;
   IoThreads io;
   RedfishDriver driver(io.io.get_executor());
-  const auto sessions =
-      mockup_document(rackmount_mockup(), "/redfish/v1")["Links"]["Sessions"]["@odata.id"]
-          .get<std::string>();
-  auto members = [&] {
-    sim::redfish::Request request{beast_http::verb::get, sessions, 11};
-    request.set(beast_http::field::authorization, "Basic YWRtaW46cGFzc3dvcmQ=");  // admin:password
-    return json::parse(bmc.state().handle(request).body())["Members"].size();
-  };
-  const std::size_t before = members();  // the mockup's own sample sessions
+  const std::size_t before = open_sessions(bmc, 1);  // the mockup's own sample sessions
   const auto report = io.run(driver.identify(bmc.target(), "", false));
   CHECK(report.ok());
-  CHECK(members() == before + 1);
+  CHECK(open_sessions(bmc, 1) == before + 1);
   io.run(driver.shutdown());
-  CHECK(members() == before);
-}
-
-// The sessions of the BMCs a driver has logged in to, beyond the mockup's own samples.
-std::size_t open_sessions(SimulatedBmc& bmcs, std::size_t count) {
-  const auto path =
-      mockup_document(rackmount_mockup(), "/redfish/v1")["Links"]["Sessions"]["@odata.id"]
-          .get<std::string>();
-  std::size_t total = 0;
-  for (std::size_t i = 0; i < count; ++i) {
-    sim::redfish::Request request{beast_http::verb::get, path, 11};
-    request.set(beast_http::field::authorization, "Basic YWRtaW46cGFzc3dvcmQ=");  // admin:password
-    total += json::parse(bmcs.state(i).handle(request).body())["Members"].size();
-  }
-  return total;
+  CHECK(open_sessions(bmc, 1) == before);
 }
 
 TEST_CASE("shutdown logs out of more BMCs than it has workers, every one", "[redfish][session]") {
