@@ -14,6 +14,8 @@ fi
 # its packages conflict with the default 1.74 ones, so never ask for an unversioned libboost-*-dev.
 packages=(
   build-essential cmake pkg-config ninja-build
+  # mold links the sanitized test executables in seconds where ld.bfd/gold take most of a minute each.
+  mold
   libboost1.81-dev libboost-url1.81-dev
   libssl-dev libcurl4-openssl-dev nlohmann-json3-dev libpqxx-dev catch2
   postgresql-15 postgresql-client-15

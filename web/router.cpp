@@ -7,12 +7,6 @@
 namespace ironhold::web {
 namespace {
 
-std::vector<std::string> pattern_segments(std::string_view pattern) {
-  std::vector<std::string> segments;
-  split_path(pattern, segments);
-  return segments;
-}
-
 bool is_placeholder(const std::string& s) {
   return s.size() > 2 && s.front() == '{' && s.back() == '}';
 }
@@ -47,55 +41,77 @@ bool split_path(std::string_view path, std::vector<std::string>& segments) {
 }
 
 void Router::add(Route route) {
-  const auto segments = pattern_segments(route.pattern);
-  for (std::size_t i = 0; i + 1 < segments.size(); ++i)
-    if (is_rest_placeholder(segments[i]))
+  Pattern pattern;
+  split_path(route.pattern, pattern.segments);
+  for (std::size_t i = 0; i + 1 < pattern.segments.size(); ++i)
+    if (is_rest_placeholder(pattern.segments[i]))
       throw std::logic_error("a {name*} placeholder must be the last segment: " + route.pattern);
   for (const auto& r : routes_)
     if (r.method == route.method && r.pattern == route.pattern)
       throw std::logic_error("route registered twice: " + route.pattern);
+  for (const auto& segment : pattern.segments)
+    pattern.placeholder.push_back(is_placeholder(segment));
+  pattern.takes_rest = !pattern.segments.empty() && is_rest_placeholder(pattern.segments.back());
   routes_.push_back(std::move(route));
+  patterns_.push_back(std::move(pattern));
+}
+
+int Router::fit(const Pattern& pattern, const std::vector<std::string>& segments) {
+  const std::size_t size = pattern.segments.size();
+  if (pattern.takes_rest ? segments.size() < size : size != segments.size()) return -1;
+  int literals = 0;
+  for (std::size_t i = 0; i < size; ++i) {
+    if (pattern.takes_rest && i + 1 == size) {
+      for (std::size_t j = i; j < segments.size(); ++j)
+        if (segments[j].empty()) return -1;
+    } else if (pattern.placeholder[i]) {
+      if (segments[i].empty()) return -1;
+    } else if (pattern.segments[i] == segments[i]) {
+      ++literals;
+    } else {
+      return -1;
+    }
+  }
+  return literals;
+}
+
+PathParams Router::params_of(const Pattern& pattern, const std::vector<std::string>& segments) {
+  PathParams params;
+  const std::size_t size = pattern.segments.size();
+  for (std::size_t i = 0; i < size; ++i) {
+    const std::string& name = pattern.segments[i];
+    if (pattern.takes_rest && i + 1 == size) {
+      std::string rest;
+      for (std::size_t j = i; j < segments.size(); ++j) rest += (j == i ? "" : "/") + segments[j];
+      params[name.substr(1, name.size() - 3)] = std::move(rest);
+    } else if (pattern.placeholder[i]) {
+      params[name.substr(1, name.size() - 2)] = segments[i];
+    }
+  }
+  return params;
 }
 
 Router::Match Router::match(http::verb method, const std::vector<std::string>& segments) const {
   Match result;
   // A literal segment beats a placeholder ("/nodes/summary" over "/nodes/{id}").
   int best_score = -1;
-  for (const auto& route : routes_) {
-    const auto pattern = pattern_segments(route.pattern);
-    const bool takes_rest = !pattern.empty() && is_rest_placeholder(pattern.back());
-    if (takes_rest ? segments.size() < pattern.size() : pattern.size() != segments.size()) continue;
-    PathParams params;
-    int literals = 0;
-    bool ok = true;
-    for (std::size_t i = 0; i < pattern.size() && ok; ++i) {
-      if (takes_rest && i + 1 == pattern.size()) {
-        std::string rest;
-        for (std::size_t j = i; j < segments.size() && ok; ++j) {
-          if (segments[j].empty()) ok = false;
-          rest += (j == i ? "" : "/") + segments[j];
-        }
-        params[pattern[i].substr(1, pattern[i].size() - 3)] = std::move(rest);
-      } else if (is_placeholder(pattern[i])) {
-        if (segments[i].empty()) ok = false;
-        params[pattern[i].substr(1, pattern[i].size() - 2)] = segments[i];
-      } else if (pattern[i] == segments[i]) {
-        ++literals;
-      } else {
-        ok = false;
-      }
-    }
-    if (!ok) continue;
-    if (route.method != method) {
-      result.allowed.push_back(route.method);
+  std::size_t best = 0;
+  for (std::size_t i = 0; i < routes_.size(); ++i) {
+    const int literals = fit(patterns_[i], segments);
+    if (literals < 0) continue;
+    if (routes_[i].method != method) {
+      result.allowed.push_back(routes_[i].method);
       continue;
     }
-    const int score = match_score(literals, takes_rest);
+    const int score = match_score(literals, patterns_[i].takes_rest);
     if (score > best_score) {
       best_score = score;
-      result.route = &route;
-      result.params = std::move(params);
+      best = i;
     }
+  }
+  if (best_score >= 0) {
+    result.route = &routes_[best];
+    result.params = params_of(patterns_[best], segments);
   }
   return result;
 }

@@ -31,7 +31,18 @@ class Router {
   const std::vector<Route>& routes() const noexcept { return routes_; }
 
  private:
+  // A route's pattern split once, when it is added: every request is matched against every route.
+  struct Pattern {
+    std::vector<std::string> segments;
+    std::vector<bool> placeholder;  // per segment: "{name}" (or the last one's "{name*}")
+    bool takes_rest = false;        // the last segment is "{name*}"
+  };
+  // The route's segments fit the path's; its number of literal segments, or -1.
+  static int fit(const Pattern& pattern, const std::vector<std::string>& segments);
+  static PathParams params_of(const Pattern& pattern, const std::vector<std::string>& segments);
+
   std::vector<Route> routes_;
+  std::vector<Pattern> patterns_;  // routes_[i]'s is patterns_[i]
 };
 
 // Splits "/api/v1/nodes/a%2Fb" into {"api", "v1", "nodes", "a/b"}; false on bad percent-encoding.

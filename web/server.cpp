@@ -3,17 +3,17 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/ssl/error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
-#include <boost/beast/ssl/ssl_stream.hpp>
 #include <charconv>
-#include <variant>
 
 #include "inventory/error.hpp"
 #include "inventory/util/log.hpp"
+#include "web/impl/byte_stream.hpp"
 #include "web/impl/listen.hpp"
 #include "web/problem.hpp"
 
@@ -25,23 +25,18 @@ using asio::use_awaitable;
 constexpr auto as_tuple_awaitable = asio::as_tuple(asio::use_awaitable);
 
 struct Server::Connection {
-  using TlsStream = beast::ssl_stream<beast::tcp_stream>;
-  using Stream = std::variant<beast::tcp_stream, TlsStream>;
-
   Connection(tcp::socket socket, asio::ssl::context* tls)
       : peer(peer_address(socket)), stream(make_stream(std::move(socket), tls)) {}
   std::string peer;  // the client's address, for routes without a token to record
-  Stream stream;     // plain, or TLS when the server has a certificate
+  std::unique_ptr<net::ByteStream> stream;  // plain, or TLS when the server has a certificate
 
   // The TCP stream under it all: timeouts, cancelling, closing.
-  beast::tcp_stream& lowest() {
-    return std::visit([](auto& s) -> beast::tcp_stream& { return beast::get_lowest_layer(s); },
-                      stream);
-  }
+  beast::tcp_stream& lowest() { return stream->lowest(); }
 
-  static Stream make_stream(tcp::socket socket, asio::ssl::context* tls) {
-    if (tls) return Stream(std::in_place_index<1>, std::move(socket), *tls);
-    return Stream(std::in_place_index<0>, std::move(socket));
+  static std::unique_ptr<net::ByteStream> make_stream(tcp::socket socket, asio::ssl::context* tls) {
+    beast::tcp_stream tcp(std::move(socket));
+    if (tls) return net::tls_stream(std::move(tcp), *tls);
+    return net::plain_stream(std::move(tcp));
   }
   static std::string peer_address(const tcp::socket& socket) {
     boost::system::error_code ec;
@@ -109,10 +104,9 @@ asio::awaitable<void> Server::accept_loop() {
 namespace {
 
 // A streaming route's body, read through the connection's parser as the handler asks for it.
-template <class Stream>
 class ParserBodyReader final : public BodyReader {
  public:
-  ParserBodyReader(Stream& stream, beast::flat_buffer& buffer,
+  ParserBodyReader(net::ByteStream& stream, beast::flat_buffer& buffer,
                    http::request_parser<http::buffer_body>& parser,
                    std::chrono::milliseconds stall_timeout)
       : stream_(stream), buffer_(buffer), parser_(parser), stall_timeout_(stall_timeout) {}
@@ -122,10 +116,10 @@ class ParserBodyReader final : public BodyReader {
     auto& body = parser_.get().body();
     body.data = out.data();
     body.size = out.size();
-    beast::get_lowest_layer(stream_).expires_after(stall_timeout_);
+    stream_.lowest().expires_after(stall_timeout_);
     auto [ec, bytes] = co_await http::async_read(stream_, buffer_, parser_, as_tuple_awaitable);
     (void)bytes;
-    beast::get_lowest_layer(stream_).expires_never();
+    stream_.lowest().expires_never();
     if (ec == http::error::need_buffer) ec = {};
     if (ec == http::error::body_limit)
       throw Error(ErrorKind::too_large, "the upload is larger than this server accepts");
@@ -143,7 +137,7 @@ class ParserBodyReader final : public BodyReader {
   }
 
  private:
-  Stream& stream_;
+  net::ByteStream& stream_;
   beast::flat_buffer& buffer_;
   http::request_parser<http::buffer_body>& parser_;
   std::chrono::milliseconds stall_timeout_;
@@ -158,31 +152,29 @@ bool expects_continue(const http::request_header<>& header) {
 }  // namespace
 
 asio::awaitable<void> Server::serve(std::shared_ptr<Connection> connection) {
-  beast::tcp_stream& lowest = connection->lowest();
-  if (auto* tls = std::get_if<Connection::TlsStream>(&connection->stream)) {
-    lowest.expires_after(options_.request_timeout);
-    auto [handshake_ec] =
-        co_await tls->async_handshake(asio::ssl::stream_base::server, as_tuple_awaitable);
-    if (!handshake_ec) {
-      co_await serve_requests(*connection, *tls);
+  net::ByteStream& stream = *connection->stream;
+  beast::tcp_stream& lowest = stream.lowest();
+  lowest.expires_after(options_.request_timeout);
+  auto handshaking = stream.handshake(/*as_server=*/true);
+  if (!(co_await std::move(handshaking))) {
+    co_await serve_requests(*connection);
+    if (stream.secure()) {
       // close_notify, so that the client can tell the end from a cut.
       lowest.expires_after(options_.write_timeout);
-      auto [shutdown_ec] = co_await tls->async_shutdown(as_tuple_awaitable);
-      (void)shutdown_ec;
+      auto closing = stream.shutdown();
+      co_await std::move(closing);
+    } else {
+      boost::system::error_code ignored;
+      lowest.socket().shutdown(tcp::socket::shutdown_send, ignored);
     }
-  } else {
-    co_await serve_requests(*connection, std::get<beast::tcp_stream>(connection->stream));
-    boost::system::error_code ignored;
-    lowest.socket().shutdown(tcp::socket::shutdown_send, ignored);
   }
   lowest.close();
   forget(connection);
 }
 
-template <class Stream>
-asio::awaitable<void> Server::serve_requests(Connection& connection, Stream& stream) {
-  beast::tcp_stream& lowest = beast::get_lowest_layer(stream);
-  constexpr bool kSecure = std::is_same_v<Stream, Connection::TlsStream>;
+asio::awaitable<void> Server::serve_requests(Connection& connection) {
+  net::ByteStream& stream = *connection.stream;
+  beast::tcp_stream& lowest = stream.lowest();
   beast::flat_buffer buffer;
   bool first = true;
   while (!stopping_) {
@@ -227,10 +219,10 @@ asio::awaitable<void> Server::serve_requests(Connection& connection, Stream& str
     if (streams) {
       http::request_parser<http::buffer_body> parser(std::move(head));
       parser.body_limit(limit);
-      ParserBodyReader<Stream> reader(stream, buffer, parser, options_.request_timeout);
+      ParserBodyReader reader(stream, buffer, parser, options_.request_timeout);
       Request request(parser.get().base());
       lowest.expires_never();
-      auto handling = api_.handle(std::move(request), connection.peer, &reader, kSecure);
+      auto handling = api_.handle(std::move(request), connection.peer, &reader, stream.secure());
       reply = co_await std::move(handling);
       // A body the handler did not read to its end cannot be skipped reliably: close after.
       if (!parser.is_done()) keep_alive = false;
@@ -253,24 +245,23 @@ asio::awaitable<void> Server::serve_requests(Connection& connection, Stream& str
         break;
       }
       lowest.expires_never();  // the handler's own time is bounded by its database work
-      auto handling = api_.handle(parser.release(), connection.peer, nullptr, kSecure);
+      auto handling = api_.handle(parser.release(), connection.peer, nullptr, stream.secure());
       reply = co_await std::move(handling);
     }
     reply.response.keep_alive(keep_alive && !stopping_);
-    const bool written = co_await write_reply(connection, stream, reply);
+    const bool written = co_await write_reply(connection, reply);
     connection.busy = false;
     if (!written || !reply.response.keep_alive()) break;
   }
 }
 
-template <class Stream>
-asio::awaitable<void> Server::write_problem(Stream& stream, http::status status,
+asio::awaitable<void> Server::write_problem(net::ByteStream& stream, http::status status,
                                             std::string detail) {
   // The rest of the request is not read: answer and close.
   ProblemContext pctx{"", "", 11};
   auto res = problem(status, detail, pctx);
   res.keep_alive(false);
-  beast::get_lowest_layer(stream).expires_after(options_.write_timeout);
+  stream.lowest().expires_after(options_.write_timeout);
   auto [ec, written] = co_await http::async_write(stream, res, as_tuple_awaitable);
   (void)ec;
   (void)written;
@@ -280,14 +271,13 @@ namespace {
 
 // The pieces of a streamed body as the source gives them; false when the connection broke or the
 // source failed (the client then sees a short body).
-template <class Stream>
-asio::awaitable<bool> write_pieces(Stream& stream, Reply& reply,
+asio::awaitable<bool> write_pieces(net::ByteStream& stream, Reply& reply,
                                    std::chrono::milliseconds write_timeout) {
   http::response<http::buffer_body> res{reply.response.base()};
   res.body().data = nullptr;
   res.body().more = true;
   http::response_serializer<http::buffer_body> serializer{res};
-  beast::get_lowest_layer(stream).expires_after(write_timeout);
+  stream.lowest().expires_after(write_timeout);
   auto [header_ec, header_bytes] =
       co_await http::async_write_header(stream, serializer, as_tuple_awaitable);
   (void)header_bytes;
@@ -299,7 +289,7 @@ asio::awaitable<bool> write_pieces(Stream& stream, Reply& reply,
     res.body().data = last ? nullptr : piece.data();
     res.body().size = piece.size();
     res.body().more = !last;
-    beast::get_lowest_layer(stream).expires_after(write_timeout);
+    stream.lowest().expires_after(write_timeout);
     auto [ec, written] = co_await http::async_write(stream, serializer, as_tuple_awaitable);
     (void)written;
     if (ec == http::error::need_buffer) ec = {};
@@ -310,9 +300,9 @@ asio::awaitable<bool> write_pieces(Stream& stream, Reply& reply,
 
 }  // namespace
 
-template <class Stream>
-asio::awaitable<bool> Server::write_reply(Connection& connection, Stream& stream, Reply& reply) {
-  beast::tcp_stream& lowest = beast::get_lowest_layer(stream);
+asio::awaitable<bool> Server::write_reply(Connection& connection, Reply& reply) {
+  net::ByteStream& stream = *connection.stream;
+  beast::tcp_stream& lowest = stream.lowest();
   if (!reply.body) {
     lowest.expires_after(options_.write_timeout);
     auto [ec, written] = co_await http::async_write(stream, reply.response, as_tuple_awaitable);

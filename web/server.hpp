@@ -16,6 +16,10 @@
 
 #include "web/api.hpp"
 
+namespace ironhold::net {
+class ByteStream;
+}
+
 namespace ironhold::web {
 
 struct ServerOptions {
@@ -51,15 +55,13 @@ class Server {
   // A connection's life: the TLS handshake when the server has a certificate, its requests, the
   // close.
   asio::awaitable<void> serve(std::shared_ptr<Connection> connection);
-  // Request after request on one connection, plain or TLS (`Stream`), until one is the last.
-  template <class Stream>
-  asio::awaitable<void> serve_requests(Connection& connection, Stream& stream);
+  // Request after request on one connection, plain or TLS, until one is the last.
+  asio::awaitable<void> serve_requests(Connection& connection);
   // Answers a request that is not read to its end (too big, malformed); the connection closes.
-  template <class Stream>
-  asio::awaitable<void> write_problem(Stream& stream, http::status status, std::string detail);
+  asio::awaitable<void> write_problem(net::ByteStream& stream, http::status status,
+                                      std::string detail);
   // Writes the reply (its streamed body too); false when the connection broke.
-  template <class Stream>
-  asio::awaitable<bool> write_reply(Connection& connection, Stream& stream, Reply& reply);
+  asio::awaitable<bool> write_reply(Connection& connection, Reply& reply);
   void forget(const std::shared_ptr<Connection>& connection);
   void maybe_finish_shutdown();
   std::function<void(boost::system::error_code)> close_after_grace();

@@ -9,7 +9,9 @@
 #include "app/cli/task_wait.hpp"
 
 namespace ironhold::cli {
-namespace {
+// Named, not anonymous: the unity build compiles this file with the other commands', whose
+// helpers have the same names.
+namespace audit_commands {
 
 using nlohmann::json;
 
@@ -88,9 +90,10 @@ std::vector<Option> options_of(std::string_view name) {
           make_option("limit", "N", "Show at most N entries (default 100).")};
 }
 
-}  // namespace
+}  // namespace audit_commands
 
 int run_audit_command(std::span<const std::string> argv) {
+  using namespace audit_commands;
   static const CommandGroup group{"audit", "Read and verify the audit trail.", kCommands,
                                   &options_of};
   return run_command_group(group, argv);

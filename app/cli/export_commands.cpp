@@ -13,7 +13,9 @@
 #include "inventory/crypto/sha256_stream.hpp"
 
 namespace ironhold::cli {
-namespace {
+// Named, not anonymous: the unity build compiles this file with the other commands', whose
+// helpers have the same names.
+namespace export_commands {
 
 using nlohmann::json;
 
@@ -110,9 +112,10 @@ std::vector<Option> options_of(std::string_view) {
   return o;
 }
 
-}  // namespace
+}  // namespace export_commands
 
 int run_export_command(std::span<const std::string> argv) {
+  using namespace export_commands;
   static const CommandGroup group{"export", "Export asset and firmware records.", kCommands,
                                   &options_of};
   return run_command_group(group, argv);

@@ -14,7 +14,9 @@
 #include "inventory/error.hpp"
 
 namespace ironhold::cli {
-namespace {
+// Named, not anonymous: the unity build compiles this file with the other commands', whose
+// helpers have the same names.
+namespace firmware_commands {
 
 using nlohmann::json;
 
@@ -149,9 +151,10 @@ std::vector<Option> options_of(std::string_view name) {
   return {};
 }
 
-}  // namespace
+}  // namespace firmware_commands
 
 int run_firmware_command(std::span<const std::string> argv) {
+  using namespace firmware_commands;
   static const CommandGroup group{
       "firmware", "Firmware images and updates (staged rollouts: ironhold rollout).", kCommands,
       &options_of};

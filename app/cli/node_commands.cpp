@@ -236,7 +236,7 @@ struct Command {
   int (*run)(const Args&);
 };
 
-constexpr Command kCommands[] = {
+constexpr Command kNodeCommands[] = {
     {"list", "", "List nodes, filtered and sorted.", &list_options, &cmd_list},
     {"show", "NODE", "Show one node (by name or id).", &no_options, &cmd_show},
     {"enroll", "NAME", "Enroll an owned server by its BMC.", &enroll_options, &cmd_enroll},
@@ -252,7 +252,7 @@ constexpr Command kCommands[] = {
 };
 
 const Command* find_command(std::string_view name) {
-  for (const auto& c : kCommands)
+  for (const auto& c : kNodeCommands)
     if (c.name == name) return &c;
   return nullptr;
 }
@@ -261,7 +261,7 @@ std::string node_help() {
   std::string out =
       "Usage: ironhold node COMMAND [OPTIONS]\n\nManage nodes: owned servers (through their "
       "BMCs) and cloud instances.\n\nCommands:\n";
-  for (const auto& c : kCommands) {
+  for (const auto& c : kNodeCommands) {
     out += "  " + std::string(c.name) + std::string(8 - c.name.size(), ' ');
     out += std::string(c.summary.substr(0, c.summary.find(". ") == std::string_view::npos
                                                ? c.summary.size()

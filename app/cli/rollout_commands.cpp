@@ -15,7 +15,9 @@
 #include "inventory/error.hpp"
 
 namespace ironhold::cli {
-namespace {
+// Named, not anonymous: the unity build compiles this file with the other commands', whose
+// helpers have the same names.
+namespace rollout_commands {
 
 using nlohmann::json;
 
@@ -217,9 +219,10 @@ std::vector<Option> options_of(std::string_view name) {
       make_option("wait", "", "Follow the rollout; exit 0 only if it succeeded.")};
 }
 
-}  // namespace
+}  // namespace rollout_commands
 
 int run_rollout_command(std::span<const std::string> argv) {
+  using namespace rollout_commands;
   static const CommandGroup group{"rollout", "Staged firmware rollouts.", kCommands, &options_of};
   return run_command_group(group, argv);
 }

@@ -11,7 +11,9 @@
 #include "inventory/error.hpp"
 
 namespace ironhold::cli {
-namespace {
+// Named, not anonymous: the unity build compiles this file with the other commands', whose
+// helpers have the same names.
+namespace task_commands {
 
 using nlohmann::json;
 
@@ -115,9 +117,10 @@ std::vector<Option> options_of(std::string_view name) {
           make_option("limit", "N", "Show at most N tasks (default 100).")};
 }
 
-}  // namespace
+}  // namespace task_commands
 
 int run_task_command(std::span<const std::string> argv) {
+  using namespace task_commands;
   static const CommandGroup group{"task", "Follow and cancel tasks.", kCommands, &options_of};
   return run_command_group(group, argv);
 }

@@ -1,5 +1,6 @@
 #include "app/server/demo_fleet.hpp"
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 
@@ -17,13 +18,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr unsigned gpu_servers = 40;
-constexpr unsigned compute_servers = 8;
-constexpr unsigned ipmi_servers = 8;  // older servers managed over IPMI only
 constexpr const char* demo_password = "demo-password";
 
 // How long the demo's simulated installer takes: long enough to watch the node provisioning.
 constexpr std::chrono::milliseconds demo_install_time{15'000};
+
+// "ams1", "fra2", then "site3", ... for fleets larger than the demo's own.
+std::string site_name(unsigned site) {
+  if (site == 0) return "ams1";
+  if (site == 1) return "fra2";
+  return "site" + std::to_string(site + 1);
+}
 
 std::unique_ptr<sim::RedfishFleet> start_fleet(const fs::path& mockup, unsigned count,
                                                const fs::path& state, const std::string& pxe_url,
@@ -64,18 +69,22 @@ DemoFleet::DemoFleet(const fs::path& data_dir, const fs::path& mockups,
   const fs::path state = data_dir / "demo-bmcs";
   // What the site's DHCP would tell a PXE client: Ironhold's script for its MAC.
   const std::string pxe_url = advertise_url + "/api/v1/provisioning/ipxe?mac=${net0/mac}";
+  const unsigned redfish_servers = std::max(simulators.redfish_servers, 6u);
+  const unsigned ipmi_servers = std::max(simulators.ipmi_servers, 1u);  // IPMI only: older servers
+  const auto is_compute = [](unsigned i) { return i % 6 == 5; };        // every sixth
+  const unsigned compute_servers = redfish_servers / 6;
+  const unsigned gpu_servers = redfish_servers - compute_servers;
   gpu_ = start_fleet(mockups / "hgx-gpu-server", gpu_servers, state / "gpu", pxe_url, simulators);
   compute_ = start_fleet(mockups / "compute-server", compute_servers, state / "compute", pxe_url,
                          simulators);
 
-  // Two sites, three racks each, eight servers a rack; every sixth a plain compute server.
-  const char* sites[] = {"ams1", "fra2"};
+  // Two sites (a third past 48 servers, ...), three racks each, eight servers a rack.
   unsigned next_gpu = 0, next_compute = 0;
-  for (unsigned i = 0; i < gpu_servers + compute_servers; ++i) {
+  for (unsigned i = 0; i < redfish_servers; ++i) {
     const unsigned site = i / 24, rack = (i % 24) / 8 + 1, slot = i % 8 + 1;
-    const bool compute = i % 6 == 5;
+    const bool compute = is_compute(i);
     DemoBmc bmc;
-    bmc.site = sites[site];
+    bmc.site = site_name(site);
     bmc.rack = "R" + std::to_string(rack);
     bmc.unit = static_cast<int>(slot * 4);
     bmc.kind = compute ? "compute" : "gpu";
@@ -106,10 +115,12 @@ DemoFleet::DemoFleet(const fs::path& data_dir, const fs::path& mockups,
     bmcs_.push_back(std::move(bmc));
   }
   // A few unhealthy servers and one BMC that has stopped answering, so the console has
-  // something to show. Health is part of the simulators' saved state; the fault is set anew.
-  gpu_->state(3).set_health("Warning");
-  gpu_->state(14).set_health("Warning");
-  gpu_->state(25).set_health("Critical");
+  // something to show; a small fleet (at least five GPU servers) has them all, closer together.
+  // Health is part of the simulators' saved state; the fault is set anew.
+  const bool spread = gpu_servers > 26;
+  gpu_->state(spread ? 3 : 1).set_health("Warning");
+  gpu_->state(spread ? 14 : 2).set_health("Warning");
+  gpu_->state(spread ? 25 : 3).set_health("Critical");
   sim::redfish::Faults dead;
   dead.reset_connections = true;
   gpu_->set_faults(gpu_servers - 1, dead);

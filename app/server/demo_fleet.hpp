@@ -1,9 +1,9 @@
 #pragma once
 // `ironhold demo`'s fleet: 48 simulated Redfish BMCs from the project's own mockups, a rack of
-// 8 IPMI-only servers, and three simulated clouds (OpenStack, EC2, BCC) renting GPU instances,
-// all served by this process (so none outlives it or holds a port after a
-// kill -9), their endpoints, certificates and state kept under the data directory so that a
-// restart brings them back unchanged, and their nodes enrolled once.
+// 8 IPMI-only servers (fewer or more with --sim-servers and --sim-ipmi-servers), and three
+// simulated clouds (OpenStack, EC2, BCC) renting GPU instances, all served by this process (so none
+// outlives it or holds a port after a kill -9), their endpoints, certificates and state kept under
+// the data directory so that a restart brings them back unchanged, and their nodes enrolled once.
 #include <boost/asio/io_context.hpp>
 #include <chrono>
 #include <filesystem>
@@ -36,6 +36,10 @@ struct DemoSimulatorOptions {
   bool control = false;
   // How long a simulated server stays PoweringOff / PoweringOn (and an IPMI one in a cycle).
   std::chrono::milliseconds reset_delay{1000};
+  // The Redfish servers (every sixth a compute server, the others GPU servers; at least 6) and the
+  // IPMI-only ones (at least 1). Tests whose point is not the fleet's size run a small one.
+  unsigned redfish_servers = 48;
+  unsigned ipmi_servers = 8;
 };
 
 class DemoFleet {

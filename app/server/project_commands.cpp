@@ -12,7 +12,9 @@
 #include "inventory/error.hpp"
 
 namespace ironhold::app {
-namespace {
+// Named, not anonymous: the unity build compiles this file with the other commands', whose
+// helpers have the same names.
+namespace project_commands {
 
 using nlohmann::json;
 
@@ -114,9 +116,10 @@ int remove_project(std::span<const std::string> argv) {
   return 0;
 }
 
-}  // namespace
+}  // namespace project_commands
 
 int run_project_command(std::span<const std::string> argv) {
+  using namespace project_commands;
   return cli::run_guarded("project", [&] {
     const std::string usage =
         "usage: ironhold project add|list|rm [options]\n"

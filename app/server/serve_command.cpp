@@ -130,8 +130,9 @@ std::vector<cli::Option> serve_options() {
   return options;
 }
 
-// `ironhold demo` takes the service's options and two for tests that drive the whole demo (the
-// browser tests): the simulators' control APIs, and a power change slow enough to be watched.
+// `ironhold demo` takes the service's options and some for tests that drive the whole demo (the
+// browser tests): the simulators' control APIs, a power change slow enough to be watched, and a
+// fleet no larger than a test needs.
 std::vector<cli::Option> demo_options() {
   auto options = serve_options();
   options.push_back({"sim-control", 0, false, false,
@@ -140,6 +141,12 @@ std::vector<cli::Option> demo_options() {
                      "", "", ""});
   options.push_back({"sim-reset-delay", 0, true, false,
                      "how long a simulated server takes to power off or on, ms", "", "1000", "MS"});
+  options.push_back({"sim-servers", 0, true, false,
+                     "simulated Redfish servers (every sixth a compute server, the others GPU "
+                     "servers), 6 to 10000",
+                     "", "48", "N"});
+  options.push_back({"sim-ipmi-servers", 0, true, false, "simulated IPMI-only servers, 1 to 10000",
+                     "", "8", "N"});
   return options;
 }
 
@@ -306,6 +313,10 @@ int serve_with(const cli::Args& args, bool demo) {
     simulators.control = args.flag("sim-control");
     simulators.reset_delay =
         std::chrono::milliseconds(int_option(args, "sim-reset-delay", 1000, 0, 600000));
+    simulators.redfish_servers =
+        static_cast<unsigned>(int_option(args, "sim-servers", 48, 6, 10000));
+    simulators.ipmi_servers =
+        static_cast<unsigned>(int_option(args, "sim-ipmi-servers", 8, 1, 10000));
     demo_fleet = std::make_unique<DemoFleet>(target.data_dir, find_demo_mockups(),
                                              local_base_url(config), simulators);
   }

@@ -13,7 +13,9 @@
 #include "inventory/util/time.hpp"
 
 namespace ironhold::app {
-namespace {
+// Named, not anonymous: the unity build compiles this file with the other commands', whose
+// helpers have the same names.
+namespace token_commands {
 
 nlohmann::json token_json(const db::TokenInfo& t) {
   auto opt = [](const std::optional<std::string>& v) {
@@ -150,9 +152,10 @@ int revoke(std::span<const std::string> argv) {
   return 0;
 }
 
-}  // namespace
+}  // namespace token_commands
 
 int run_token_command(std::span<const std::string> argv) {
+  using namespace token_commands;
   return cli::run_guarded("token", [&] {
     const std::string usage =
         "usage: ironhold token create|list|revoke [options]\n"

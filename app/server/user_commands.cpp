@@ -19,7 +19,9 @@
 #include "inventory/error.hpp"
 
 namespace ironhold::app {
-namespace {
+// Named, not anonymous: the unity build compiles this file with the other commands', whose
+// helpers have the same names.
+namespace user_commands {
 
 using nlohmann::json;
 
@@ -319,9 +321,10 @@ int revoke(std::span<const std::string> argv) {
   return 0;
 }
 
-}  // namespace
+}  // namespace user_commands
 
 int run_user_command(std::span<const std::string> argv) {
+  using namespace user_commands;
   return cli::run_guarded("user", [&] {
     const std::string usage =
         "usage: ironhold user add|passwd|rm|list|grant|revoke [options]\n"

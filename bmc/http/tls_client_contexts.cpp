@@ -19,7 +19,7 @@ int check_index() {
 // Runs once per certificate of the chain, root first. Only the leaf (depth 0) matters for a pin;
 // chain errors are ignored because BMC certificates are self-signed. Returning 0 aborts the
 // handshake, so no request byte is ever written to a peer with the wrong certificate.
-int pin_verify_callback(int /*preverify_ok*/, X509_STORE_CTX* store) {
+int handshake_pin_verify_callback(int /*preverify_ok*/, X509_STORE_CTX* store) {
   if (X509_STORE_CTX_get_error_depth(store) != 0) return 1;
   auto* ssl =
       static_cast<SSL*>(X509_STORE_CTX_get_ex_data(store, SSL_get_ex_data_X509_STORE_CTX_idx()));
@@ -110,7 +110,7 @@ SSL_CTX* shared_context(Contexts& all, const TlsPolicy& policy, std::string& err
       if (all.pinned == nullptr) {
         all.pinned = new_context();
         if (all.pinned != nullptr)
-          SSL_CTX_set_verify(all.pinned, SSL_VERIFY_PEER, pin_verify_callback);
+          SSL_CTX_set_verify(all.pinned, SSL_VERIFY_PEER, handshake_pin_verify_callback);
       }
       if (all.pinned == nullptr) error = "OpenSSL could not make a TLS context";
       return all.pinned;

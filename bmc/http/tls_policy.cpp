@@ -34,7 +34,7 @@ int fingerprint_cache_index() {
 // Runs once per certificate of the chain, root first. Only the leaf (depth 0) matters for a pin;
 // chain errors are ignored because BMC certificates are self-signed. Returning 0 aborts the
 // handshake, so the HTTP request is never written to a peer with the wrong certificate.
-int pin_verify_callback(int /*preverify_ok*/, X509_STORE_CTX* store) {
+int curl_pin_verify_callback(int /*preverify_ok*/, X509_STORE_CTX* store) {
   if (X509_STORE_CTX_get_error_depth(store) != 0) return 1;
   auto* ssl =
       static_cast<SSL*>(X509_STORE_CTX_get_ex_data(store, SSL_get_ex_data_X509_STORE_CTX_idx()));
@@ -71,7 +71,7 @@ CURLcode install_pin_check(CURL* /*curl*/, void* ssl_ctx, void* user) {
   auto* ctx = static_cast<SSL_CTX*>(ssl_ctx);
   if (SSL_CTX_set_ex_data(ctx, verify_state_index(), user) != 1) return CURLE_SSL_CERTPROBLEM;
   // SSL_VERIFY_PEER (libcurl set NONE since chain verification is off) so the callback runs.
-  SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, pin_verify_callback);
+  SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, curl_pin_verify_callback);
   tune_context(ctx);
   return CURLE_OK;
 }

@@ -2,14 +2,10 @@
 
 namespace ironhold::bmc::ipmi {
 
-namespace {
-
-std::string too_short(const char* what, std::size_t got, std::size_t need) {
+std::string response_too_short(const char* what, std::size_t got, std::size_t need) {
   return std::string(what) + " response has " + std::to_string(got) + " data bytes, needs " +
          std::to_string(need);
 }
-
-}  // namespace
 
 std::string completion_code_text(std::uint8_t code) {
   switch (code) {
@@ -73,7 +69,7 @@ Command get_device_id() {
 }
 
 std::variant<DeviceId, std::string> parse_device_id(ByteView d) {
-  if (d.size() < 11) return too_short("Get Device ID", d.size(), 11);
+  if (d.size() < 11) return response_too_short("Get Device ID", d.size(), 11);
   DeviceId id;
   id.device_id = d[0];
   id.device_revision = d[1] & 0x0F;
@@ -90,7 +86,7 @@ Command get_chassis_status() {
 }
 
 std::variant<ChassisStatus, std::string> parse_chassis_status(ByteView d) {
-  if (d.size() < 3) return too_short("Get Chassis Status", d.size(), 3);
+  if (d.size() < 3) return response_too_short("Get Chassis Status", d.size(), 3);
   ChassisStatus s;
   s.power_on = (d[0] & 0x01) != 0;
   s.power_overload = (d[0] & 0x02) != 0;
@@ -136,7 +132,7 @@ Command get_boot_flags() {
 
 std::variant<BootFlags, std::string> parse_boot_flags(ByteView d) {
   // Parameter version, parameter selector (bit 7: invalid/locked), then the five flag bytes.
-  if (d.size() < 4) return too_short("Get System Boot Options", d.size(), 4);
+  if (d.size() < 4) return response_too_short("Get System Boot Options", d.size(), 4);
   if ((d[1] & 0x7F) != 0x05)
     return "Get System Boot Options answered parameter " + std::to_string(d[1] & 0x7F) +
            " instead of 5";
@@ -175,7 +171,7 @@ Command get_channel_cipher_suites(std::uint8_t list_index) {
 }
 
 std::variant<Bytes, std::string> parse_cipher_suite_page(ByteView data) {
-  if (data.empty()) return too_short("Get Channel Cipher Suites", 0, 1);
+  if (data.empty()) return response_too_short("Get Channel Cipher Suites", 0, 1);
   if (data.size() > 17)
     return std::string("Get Channel Cipher Suites response has ") + std::to_string(data.size()) +
            " data bytes, at most 17 are allowed";

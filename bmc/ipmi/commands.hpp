@@ -26,6 +26,10 @@ inline constexpr std::uint8_t kNetFnStorage = 0x0A;
 // A completion code by name ("node busy", "insufficient privilege level", ...).
 std::string completion_code_text(std::uint8_t code);
 
+// "<what> response has <got> data bytes, needs <need>": the error every parser here gives for a
+// response cut short.
+std::string response_too_short(const char* what, std::size_t got, std::size_t need);
+
 // --- Get Device ID (App 01h) ---
 struct DeviceId {
   std::uint8_t device_id = 0, device_revision = 0;

@@ -2,14 +2,11 @@
 
 #include <cstdio>
 
+#include "bmc/ipmi/commands.hpp"
+
 namespace ironhold::bmc::ipmi {
 
 namespace {
-
-std::string too_short(const char* what, std::size_t got, std::size_t need) {
-  return std::string(what) + " response has " + std::to_string(got) + " data bytes, needs " +
-         std::to_string(need);
-}
 
 std::uint16_t le16(ByteView d, std::size_t at) {
   return static_cast<std::uint16_t>(d[at] | (d[at + 1] << 8));
@@ -37,7 +34,7 @@ Command reserve_sel() {
 }
 
 std::variant<std::uint16_t, std::string> parse_reservation(ByteView data) {
-  if (data.size() < 2) return too_short("Reserve", data.size(), 2);
+  if (data.size() < 2) return response_too_short("Reserve", data.size(), 2);
   return le16(data, 0);
 }
 
@@ -50,7 +47,7 @@ Command get_sdr(std::uint16_t reservation, std::uint16_t record_id, std::uint8_t
 }
 
 std::variant<SdrChunk, std::string> parse_sdr_chunk(ByteView data) {
-  if (data.size() < 2) return too_short("Get SDR", data.size(), 2);
+  if (data.size() < 2) return response_too_short("Get SDR", data.size(), 2);
   return SdrChunk{le16(data, 0), Bytes(data.begin() + 2, data.end())};
 }
 
@@ -59,7 +56,7 @@ Command get_sensor_reading(std::uint8_t sensor_number) {
 }
 
 std::variant<SensorReadingRaw, std::string> parse_sensor_reading(ByteView data) {
-  if (data.size() < 2) return too_short("Get Sensor Reading", data.size(), 2);
+  if (data.size() < 2) return response_too_short("Get Sensor Reading", data.size(), 2);
   SensorReadingRaw r;
   // Byte 2: bit 6 scanning enabled, bit 5 reading/state unavailable.
   const bool scanning = (data[1] & 0x40) != 0;
@@ -78,7 +75,7 @@ Command get_sel_info() {
 }
 
 std::variant<SelInfo, std::string> parse_sel_info(ByteView data) {
-  if (data.size() < 13) return too_short("Get SEL Info", data.size(), 13);
+  if (data.size() < 13) return response_too_short("Get SEL Info", data.size(), 13);
   return SelInfo{le16(data, 1), le32(data, 5), le32(data, 9)};
 }
 
@@ -91,7 +88,7 @@ Command get_sel_entry(std::uint16_t record_id) {
 }
 
 std::variant<SelChunk, std::string> parse_sel_chunk(ByteView data) {
-  if (data.size() < 2 + 16) return too_short("Get SEL Entry", data.size(), 18);
+  if (data.size() < 2 + 16) return response_too_short("Get SEL Entry", data.size(), 18);
   return SelChunk{le16(data, 0), Bytes(data.begin() + 2, data.begin() + 18)};
 }
 
@@ -100,7 +97,7 @@ Command get_fru_area_info(std::uint8_t fru_id) {
 }
 
 std::variant<FruAreaInfo, std::string> parse_fru_area_info(ByteView data) {
-  if (data.size() < 3) return too_short("Get FRU Inventory Area Info", data.size(), 3);
+  if (data.size() < 3) return response_too_short("Get FRU Inventory Area Info", data.size(), 3);
   return FruAreaInfo{le16(data, 0), (data[2] & 0x01) != 0};
 }
 
@@ -112,7 +109,7 @@ Command read_fru_data(std::uint8_t fru_id, std::uint16_t offset, std::uint8_t co
 }
 
 std::variant<Bytes, std::string> parse_fru_data(ByteView data) {
-  if (data.empty()) return too_short("Read FRU Data", 0, 1);
+  if (data.empty()) return response_too_short("Read FRU Data", 0, 1);
   const std::size_t count = data[0];
   if (data.size() - 1 < count)
     return "Read FRU Data says " + std::to_string(count) + " bytes but carries " +

@@ -147,7 +147,10 @@ std::string bcc_query_string(const std::vector<BceParam>& params) {
   for (const auto& [name, value] : params) {
     if (!out.empty()) out.push_back('&');
     out += rfc3986_encode(name);
-    if (value) out += "=" + rfc3986_encode(*value);
+    if (value) {
+      out.push_back('=');
+      out += rfc3986_encode(*value);
+    }
   }
   return out;
 }

@@ -11,7 +11,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kColumns = "model, components::text, updated_by, rfc3339(updated_at)";
+constexpr const char* kBaselineColumns = "model, components::text, updated_by, rfc3339(updated_at)";
 
 FirmwareBaseline baseline_from_row(const pqxx::row& r) {
   FirmwareBaseline b;
@@ -42,7 +42,7 @@ FirmwareBaseline BaselineStore::put(const std::string& model,
                     "VALUES ($1, $2::jsonb, $3) "
                     "ON CONFLICT (model) DO UPDATE SET components = excluded.components, "
                     "  updated_by = excluded.updated_by, updated_at = now() RETURNING ") +
-            kColumns,
+            kBaselineColumns,
         model, json(components).dump(), actor);
     return baseline_from_row(rows[0]);
   });
@@ -51,7 +51,7 @@ FirmwareBaseline BaselineStore::put(const std::string& model,
 std::vector<FirmwareBaseline> BaselineStore::list() {
   return transact(db_, [&](pqxx::work& tx) {
     std::vector<FirmwareBaseline> out;
-    for (const auto& r : tx.exec(std::string("SELECT ") + kColumns +
+    for (const auto& r : tx.exec(std::string("SELECT ") + kBaselineColumns +
                                  " FROM firmware_baselines ORDER BY model COLLATE \"C\""))
       out.push_back(baseline_from_row(r));
     return out;
@@ -61,7 +61,8 @@ std::vector<FirmwareBaseline> BaselineStore::list() {
 FirmwareBaseline BaselineStore::get(const std::string& model) {
   return transact(db_, [&](pqxx::work& tx) {
     const auto rows = tx.exec_params(
-        std::string("SELECT ") + kColumns + " FROM firmware_baselines WHERE model = $1", model);
+        std::string("SELECT ") + kBaselineColumns + " FROM firmware_baselines WHERE model = $1",
+        model);
     if (rows.empty()) throw no_baseline(model);
     return baseline_from_row(rows[0]);
   });

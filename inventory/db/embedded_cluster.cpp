@@ -160,7 +160,10 @@ void start_or_attach(State& s) {
     if (pids.empty()) return start_server(s);
     if (std::chrono::steady_clock::now() > deadline) {
       std::string list;
-      for (pid_t pid : pids) list += (list.empty() ? "" : " ") + std::to_string(pid);
+      for (pid_t pid : pids) {
+        if (!list.empty()) list += ' ';
+        list += std::to_string(pid);
+      }
       std::string tail = trimmed(cluster::log_tail(s.layout.log_file));
       throw Error(ErrorKind::unavailable,
                   "PostgreSQL processes of " + s.layout.pgdata.string() + " (pids " + list +

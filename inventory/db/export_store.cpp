@@ -7,6 +7,7 @@
 #include "inventory/db/node_query_sql.hpp"
 #include "inventory/db/row_values.hpp"
 #include "inventory/db/transaction.hpp"
+#include "inventory/util/concat.hpp"
 
 namespace ironhold::db {
 namespace {
@@ -94,8 +95,8 @@ std::string select_list(const ExportRequest& r) {
     for (const Column& c : columns_of(r.kind)) {
       if (!first) out += ", ";
       first = false;
-      out += "'" + std::string(c.name) + "', " +
-             replace_all(std::string(c.json), "@provider", provider);
+      out +=
+          util::concat("'", c.name, "', ", replace_all(std::string(c.json), "@provider", provider));
     }
     out += ")::text";
     return out;
@@ -126,7 +127,7 @@ NodeSource node_source(const ExportRequest& r, SqlParams& params) {
 }
 
 std::string export_query(const ExportRequest& r, SqlParams& params) {
-  const std::string select = "SELECT " + select_list(r);
+  const std::string select = util::concat("SELECT ", select_list(r));
   const NodeSource nodes = node_source(r, params);
   if (r.kind == ExportKind::assets)
     return select + " FROM " + nodes.table + " WHERE " + nodes.where +

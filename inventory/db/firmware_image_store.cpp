@@ -8,7 +8,7 @@
 namespace ironhold::db {
 namespace {
 
-constexpr const char* kColumns =
+constexpr const char* kImageColumns =
     "id, name, version, component, model, size, sha256, uploaded_by, rfc3339(created_at)";
 
 FirmwareImage image_from_row(const pqxx::row& r) {
@@ -65,7 +65,7 @@ FirmwareImage FirmwareImageStore::finish(const std::string& id, std::int64_t siz
     const auto rows = tx.exec_params(
         std::string("UPDATE firmware_images SET state = 'ready', size = $2, sha256 = $3, "
                     "ready_at = now() WHERE id = $1::uuid RETURNING ") +
-            kColumns,
+            kImageColumns,
         id, size, sha256);
     if (rows.empty()) throw no_image(id);
     return image_from_row(rows[0]);
@@ -82,7 +82,7 @@ std::vector<FirmwareImage> FirmwareImageStore::list() {
   return transact(db_, [&](pqxx::work& tx) {
     std::vector<FirmwareImage> out;
     for (const auto& r :
-         tx.exec(std::string("SELECT ") + kColumns +
+         tx.exec(std::string("SELECT ") + kImageColumns +
                  " FROM firmware_images WHERE state = 'ready' ORDER BY created_at DESC, id DESC"))
       out.push_back(image_from_row(r));
     return out;
@@ -92,7 +92,7 @@ std::vector<FirmwareImage> FirmwareImageStore::list() {
 FirmwareImage FirmwareImageStore::get(const std::string& id) {
   if (!is_uuid(id)) throw no_image(id);
   return transact(db_, [&](pqxx::work& tx) {
-    const auto rows = tx.exec_params(std::string("SELECT ") + kColumns +
+    const auto rows = tx.exec_params(std::string("SELECT ") + kImageColumns +
                                          " FROM firmware_images WHERE id = $1::uuid AND state = "
                                          "'ready'",
                                      id);
@@ -114,7 +114,7 @@ FirmwareImage FirmwareImageStore::remove(const std::string& id) {
                      using_it[0][0].as<std::string>() + "); abort or finish the rollout first");
     const auto rows = tx.exec_params(std::string("DELETE FROM firmware_images WHERE id = "
                                                  "$1::uuid AND state = 'ready' RETURNING ") +
-                                         kColumns,
+                                         kImageColumns,
                                      id);
     if (rows.empty()) throw no_image(id);
     return image_from_row(rows[0]);

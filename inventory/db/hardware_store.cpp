@@ -9,7 +9,7 @@ namespace {
 
 using nlohmann::json;
 
-json text_or_null(const pqxx::field& f) {
+json json_text_or_null(const pqxx::field& f) {
   return f.is_null() ? json(nullptr) : json(f.as<std::string>());
 }
 json parsed(const pqxx::field& f) {
@@ -28,13 +28,13 @@ json HardwareStore::components(const std::string& node_id) {
              node_id))
       items.push_back({{"kind", r[0].as<std::string>()},
                        {"slot", r[1].as<std::string>()},
-                       {"name", text_or_null(r[2])},
-                       {"model", text_or_null(r[3])},
-                       {"manufacturer", text_or_null(r[4])},
-                       {"serial", text_or_null(r[5])},
-                       {"part_number", text_or_null(r[6])},
+                       {"name", json_text_or_null(r[2])},
+                       {"model", json_text_or_null(r[3])},
+                       {"manufacturer", json_text_or_null(r[4])},
+                       {"serial", json_text_or_null(r[5])},
+                       {"part_number", json_text_or_null(r[6])},
                        {"status", r[7].as<std::string>()},
-                       {"firmware_version", text_or_null(r[8])},
+                       {"firmware_version", json_text_or_null(r[8])},
                        {"details", parsed(r[9])},
                        {"since", r[10].as<std::string>()}});
     return items;
@@ -51,12 +51,12 @@ json HardwareStore::firmware(const std::string& node_id, bool history) {
                  current_only + " ORDER BY component COLLATE \"C\", valid_from DESC, id DESC",
              node_id))
       items.push_back({{"component", r[0].as<std::string>()},
-                       {"name", text_or_null(r[1])},
+                       {"name", json_text_or_null(r[1])},
                        {"version", r[2].as<std::string>()},
                        {"updateable", r[3].as<bool>()},
-                       {"related_component", text_or_null(r[4])},
+                       {"related_component", json_text_or_null(r[4])},
                        {"since", r[5].as<std::string>()},
-                       {"until", text_or_null(r[6])}});
+                       {"until", json_text_or_null(r[6])}});
     return items;
   });
 }
@@ -95,8 +95,8 @@ JsonPage HardwareStore::sensors(const std::string& node_id, const SensorQuery& q
       json item = {{"name", r[0].as<std::string>()},
                    {"kind", r[1].as<std::string>()},
                    {"value", r[2].is_null() ? json(nullptr) : json(r[2].as<double>())},
-                   {"unit", text_or_null(r[3])},
-                   {"status", text_or_null(r[4])},
+                   {"unit", json_text_or_null(r[3])},
+                   {"status", json_text_or_null(r[4])},
                    {"time", r[5].as<std::string>()}};
       if (!r[6].is_null()) item["thresholds"] = parsed(r[6]);
       page.items.push_back(std::move(item));
@@ -135,8 +135,8 @@ JsonPage HardwareStore::events(const EventQuery& q) {
     for (std::size_t i = 0; i < count; ++i) {
       const auto& r = rows[i];
       page.items.push_back({{"id", r[0].as<long long>()},
-                            {"node_id", text_or_null(r[1])},
-                            {"node_name", text_or_null(r[2])},
+                            {"node_id", json_text_or_null(r[1])},
+                            {"node_name", json_text_or_null(r[2])},
                             {"kind", r[3].as<std::string>()},
                             {"severity", r[4].as<std::string>()},
                             {"message", r[5].as<std::string>()},

@@ -1,6 +1,7 @@
 #include "inventory/db/maintenance.hpp"
 
 #include "inventory/db/transaction.hpp"
+#include "inventory/util/concat.hpp"
 
 namespace ironhold::db {
 
@@ -13,7 +14,7 @@ constexpr long long kMaintenanceLock = 0x49524e484d414e54LL;
 
 MaintenanceReport run_maintenance(Database& db, const RetentionPolicy& policy) {
   return transact(db, [&](pqxx::work& tx) {
-    tx.exec("SELECT pg_advisory_xact_lock(" + std::to_string(kMaintenanceLock) + ")");
+    tx.exec(util::concat("SELECT pg_advisory_xact_lock(", std::to_string(kMaintenanceLock), ")"));
     MaintenanceReport report;
     report.partitions_created =
         tx.exec_params1(

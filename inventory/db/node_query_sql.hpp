@@ -12,7 +12,9 @@ struct SqlParams {
   // Appends a value and returns its placeholder ("$3").
   std::string add(std::string value) {
     values.push_back(std::move(value));
-    return "$" + std::to_string(values.size());
+    std::string placeholder = "$";
+    placeholder += std::to_string(values.size());
+    return placeholder;
   }
 };
 

@@ -16,7 +16,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kColumns =
+constexpr const char* kSessionColumns =
     "task_id, node_id, node_name, image, array_to_string(macs, ','), state, script_fetches, "
     "rfc3339(script_fetched_at), fetched_by, rfc3339(called_back_at), message, report::text, "
     "rfc3339(created_at), rfc3339(expires_at), expires_at <= now()";
@@ -35,7 +35,7 @@ std::vector<std::string> split_commas(const std::string& text) {
   return out;
 }
 
-ProvisioningSession session_from_row(const pqxx::row& r) {
+ProvisioningSession provisioning_session_from_row(const pqxx::row& r) {
   ProvisioningSession s;
   s.task_id = r[0].as<std::string>();
   s.node_id = r[1].as<std::string>();
@@ -56,11 +56,11 @@ ProvisioningSession session_from_row(const pqxx::row& r) {
 }
 
 std::optional<ProvisioningSession> select_session(pqxx::work& tx, const std::string& task_id) {
-  const auto rows = tx.exec_params(
-      std::string("SELECT ") + kColumns + " FROM provisioning_sessions WHERE task_id = $1::uuid",
-      task_id);
+  const auto rows = tx.exec_params(std::string("SELECT ") + kSessionColumns +
+                                       " FROM provisioning_sessions WHERE task_id = $1::uuid",
+                                   task_id);
   if (rows.empty()) return std::nullopt;
-  return session_from_row(rows[0]);
+  return provisioning_session_from_row(rows[0]);
 }
 
 // The node's NIC MAC addresses as last inspected, canonical and without repeats.

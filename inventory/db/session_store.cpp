@@ -36,7 +36,7 @@ const std::string session_joins =
     " FROM console_sessions s LEFT JOIN api_tokens t ON t.id = s.token_id "
     "LEFT JOIN users u ON u.id = s.user_id";
 
-ConsoleSession session_from_row(const pqxx::row& r) {
+ConsoleSession console_session_from_row(const pqxx::row& r) {
   ConsoleSession s;
   s.id = r[0].as<std::string>();
   s.csrf_token = r[1].as<std::string>();
@@ -93,7 +93,7 @@ CreatedSession SessionStore::open(Owner owner, const std::string& owner_id, std:
     if (r.empty())
       throw not_found(by_user ? "the user has gone: sign in again"
                               : "the token has gone: sign in again");
-    return session_from_row(r[0]);
+    return console_session_from_row(r[0]);
   });
   return created;
 }
@@ -114,7 +114,7 @@ std::optional<ConsoleSession> SessionStore::authenticate(std::string_view secret
             session_columns + session_joins + " WHERE s.id IN (SELECT id FROM live)",
         crypto::sha256_hex(secret), static_cast<double>(limits_.idle.count()));
     if (r.empty()) return std::nullopt;
-    return session_from_row(r[0]);
+    return console_session_from_row(r[0]);
   });
 }
 

@@ -15,6 +15,7 @@
 #include "inventory/db/transaction.hpp"
 #include "inventory/error.hpp"
 #include "inventory/model/pxe_image.hpp"
+#include "inventory/util/concat.hpp"
 #include "inventory/util/log.hpp"
 
 namespace ironhold::db {
@@ -28,6 +29,13 @@ constexpr long long kClaimLock = 0x49524E485441534BLL;
 
 // The most nodes one bulk action may take.
 constexpr int kMaxBulk = 10000;
+
+// One task by its id ($1), built once.
+const std::string& task_by_id_sql() {
+  static const std::string sql =
+      util::concat("SELECT ", task_columns, " FROM tasks t WHERE t.id = $1::uuid");
+  return sql;
+}
 
 // Idempotency-Key records live this long; after that the key may be used afresh.
 constexpr const char* kKeyLifetime = "interval '24 hours'";
@@ -170,15 +178,18 @@ NewTask task_for_node(pqxx::work& tx, const NewTask& request, const TargetNode& 
 // A uuid[] literal; the ids come from the database, so they need no quoting.
 std::string uuid_array(const std::vector<std::string>& ids) {
   std::string out = "{";
-  for (const auto& id : ids) out += (out.size() > 1 ? "," : "") + id;
-  return out + "}";
+  for (const auto& id : ids) {
+    if (out.size() > 1) out += ',';
+    out += id;
+  }
+  out += '}';
+  return out;
 }
 
 std::vector<Task> tasks_by_ids(pqxx::work& tx, const std::vector<std::string>& ids) {
   std::vector<Task> out;
   for (const auto& id : ids) {
-    const auto rows = tx.exec_params(
-        std::string("SELECT ") + task_columns + " FROM tasks t WHERE t.id = $1::uuid", id);
+    const auto rows = tx.exec_params(task_by_id_sql(), id);
     if (!rows.empty()) out.push_back(task_from_row(rows[0]));
   }
   return out;
@@ -392,8 +403,7 @@ CreatedTasks TaskStore::create_bulk(const NewBulk& bulk, const std::optional<Ide
 Task TaskStore::get(const std::string& id) {
   if (!is_uuid(id)) throw not_found("no task \"" + id + "\"");
   return transact(db_, [&](pqxx::work& tx) {
-    const auto rows = tx.exec_params(
-        std::string("SELECT ") + task_columns + " FROM tasks t WHERE t.id = $1::uuid", id);
+    const auto rows = tx.exec_params(task_by_id_sql(), id);
     if (rows.empty()) throw not_found("no task \"" + id + "\"");
     return task_from_row(rows[0]);
   });
@@ -467,8 +477,7 @@ Task TaskStore::request_cancel(const std::string& id, const std::string& actor) 
           " WHERE id = $1::uuid",
           id, actor);
     }
-    return task_from_row(tx.exec_params1(
-        std::string("SELECT ") + task_columns + " FROM tasks t WHERE t.id = $1::uuid", id));
+    return task_from_row(tx.exec_params1(task_by_id_sql(), id));
   });
 }
 
@@ -516,8 +525,7 @@ std::vector<TaskJob> TaskStore::claim(const std::string& owner, int limit,
     for (const auto& c : claimed) {
       TaskJob job;
       const std::string id = c[0].as<std::string>();
-      job.task = task_from_row(tx.exec_params1(
-          std::string("SELECT ") + task_columns + " FROM tasks t WHERE t.id = $1::uuid", id));
+      job.task = task_from_row(tx.exec_params1(task_by_id_sql(), id));
       if (!c[1].is_null()) {
         try {
           job.secrets = open_task_secrets(box_, id, c[1].c_str());
@@ -579,8 +587,7 @@ bool TaskStore::finish(const std::string& id, const std::string& owner, TaskStat
         db_json(steps_to_json(steps)));
     if (r.affected_rows() != 1) return false;
     audit_step_changes(db_, tx, id, before, steps);
-    const Task task = task_from_row(tx.exec_params1(
-        std::string("SELECT ") + task_columns + " FROM tasks t WHERE t.id = $1::uuid", id));
+    const Task task = task_from_row(tx.exec_params1(task_by_id_sql(), id));
     // A release's cleaning moves the node on (available, or clean_failed), and so does a
     // reprovision (deployed, or provision_failed).
     const bool moves_lifecycle = task.kind == TaskKind::clean || task.kind == TaskKind::reprovision;

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "inventory/error.hpp"
+#include "inventory/util/concat.hpp"
 
 namespace ironhold::discovery {
 namespace {
@@ -59,7 +60,7 @@ std::string format(const Address& a) {
 }
 
 std::string quoted(std::string_view text) {
-  return "\"" + std::string(text.substr(0, 100)) + "\"";
+  return util::concat("\"", text.substr(0, 100), "\"");
 }
 
 Address need_address(std::string_view text, std::string_view whole, const std::string& field) {

@@ -161,7 +161,10 @@ std::string node_name_for(const std::string& prefix, const Endpoint& endpoint) {
   std::replace_if(
       name.begin() + static_cast<std::ptrdiff_t>(prefix.size()), name.end(),
       [](char c) { return c == '.' || c == ':'; }, '-');
-  if (endpoint.port) name += "-" + std::to_string(*endpoint.port);
+  if (endpoint.port) {
+    name += '-';
+    name += std::to_string(*endpoint.port);
+  }
   return name;
 }
 

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "inventory/util/concat.hpp"
+
 namespace ironhold {
 namespace {
 
@@ -44,9 +46,12 @@ bool looks_numeric_ipv4(std::string_view host) {
 
 std::string Endpoint::to_string() const {
   std::string out;
-  if (!scheme.empty()) out = scheme + "://";
-  out += is_ipv6() ? "[" + host + "]" : host;
-  if (port) out += ":" + std::to_string(*port);
+  if (!scheme.empty()) out = util::concat(scheme, "://");
+  out += is_ipv6() ? util::concat("[", host, "]") : host;
+  if (port) {
+    out += ':';
+    out += std::to_string(*port);
+  }
   return out;
 }
 
@@ -64,7 +69,8 @@ std::optional<Endpoint> parse_endpoint(std::string_view text, std::string& why) 
   if (auto sep = rest.find("://"); sep != std::string_view::npos) {
     ep.scheme = lower(rest.substr(0, sep));
     if (ep.scheme != "https" && ep.scheme != "http" && ep.scheme != "ipmi") {
-      why = "unsupported endpoint scheme '" + ep.scheme + "': use https:// or http:// (Redfish) or ipmi://";
+      why = "unsupported endpoint scheme '" + ep.scheme +
+            "': use https:// or http:// (Redfish) or ipmi://";
       return std::nullopt;
     }
     rest.remove_prefix(sep + 3);

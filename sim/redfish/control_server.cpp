@@ -11,6 +11,7 @@
 
 #include "inventory/error.hpp"
 #include "sim/redfish/errors.hpp"
+#include "sim/redfish/wire_faults.hpp"
 #include "web/impl/listen.hpp"
 
 namespace ironhold::sim::redfish {
@@ -19,8 +20,9 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 using tcp = asio::ip::tcp;
 
+using wire::as_tuple_awaitable;
+
 namespace {
-constexpr auto as_tuple_awaitable = asio::as_tuple(asio::use_awaitable);
 constexpr std::chrono::seconds read_timeout{60};
 }  // namespace
 

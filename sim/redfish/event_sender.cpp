@@ -1,7 +1,5 @@
 #include "sim/redfish/event_sender.hpp"
 
-#include <openssl/ssl.h>
-
 #include <algorithm>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -16,13 +14,13 @@
 #include <boost/beast/core/string.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http.hpp>
-#include <boost/beast/ssl/ssl_stream.hpp>
 #include <deque>
 #include <map>
 #include <string>
 #include <utility>
 
 #include "sim/redfish/bmc_state.hpp"
+#include "web/impl/byte_stream.hpp"
 
 namespace ironhold::sim::redfish {
 
@@ -58,8 +56,7 @@ namespace {
 using EventRequest = http::request<http::string_body>;
 
 // Sends the request and reads the answer's status (0: none), within the stream's deadline.
-template <class Stream>
-asio::awaitable<int> exchange_event(Stream& stream, EventRequest& request) {
+asio::awaitable<int> exchange_event(net::ByteStream& stream, EventRequest& request) {
   boost::system::error_code ec;
   auto token = asio::redirect_error(asio::use_awaitable, ec);
   co_await http::async_write(stream, request, token);
@@ -70,12 +67,6 @@ asio::awaitable<int> exchange_event(Stream& stream, EventRequest& request) {
   co_await http::async_read(stream, buffer, parser, token);
   if (ec) co_return 0;
   co_return static_cast<int>(parser.get().result_int());
-}
-
-bool is_ip_address(const std::string& host) {
-  boost::system::error_code ec;
-  asio::ip::make_address(host, ec);
-  return !ec;
 }
 
 // One attempt: true when the destination answered 2xx.
@@ -115,18 +106,13 @@ asio::awaitable<bool> post_event_once(std::shared_ptr<EventSenderState> state,
   stream.expires_after(state->options.timeout);  // one deadline for the whole attempt
   co_await stream.async_connect(endpoints, token);
   if (ec) co_return false;
-  int status = 0;
-  if (!url.tls) {
-    auto exchanging = exchange_event(stream, request);
-    status = co_await std::move(exchanging);
-  } else {
-    beast::ssl_stream<beast::tcp_stream> tls(std::move(stream), state->tls);
-    if (!is_ip_address(url.host)) SSL_set_tlsext_host_name(tls.native_handle(), url.host.c_str());
-    co_await tls.async_handshake(ssl::stream_base::client, token);
-    if (ec) co_return false;
-    auto exchanging = exchange_event(tls, request);
-    status = co_await std::move(exchanging);
-  }
+  std::unique_ptr<net::ByteStream> connection = url.tls
+                                                    ? net::tls_stream(std::move(stream), state->tls)
+                                                    : net::plain_stream(std::move(stream));
+  auto handshaking = connection->handshake(/*as_server=*/false, url.host);
+  if (co_await std::move(handshaking)) co_return false;
+  auto exchanging = exchange_event(*connection, request);
+  const int status = co_await std::move(exchanging);
   co_return status >= 200 && status < 300;
 }
 

@@ -7,12 +7,10 @@
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/stream_traits.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
-#include <boost/beast/ssl/ssl_stream.hpp>
 #include <cctype>
 
 #include "inventory/error.hpp"
@@ -20,6 +18,7 @@
 #include "sim/redfish/errors.hpp"
 #include "sim/redfish/wire_faults.hpp"
 #include "sim/tls_cert.hpp"
+#include "web/impl/byte_stream.hpp"
 #include "web/impl/listen.hpp"
 
 namespace ironhold::sim::redfish {
@@ -122,33 +121,26 @@ asio::awaitable<void> RedfishServer::accept_loop() {
       log::warn("simulated BMC: accept failed", {{"error", ec.message()}});
       continue;
     }
-    if (want_tls_) {
-      auto session = serve_tls(std::move(socket), ssl_context());
-      asio::co_spawn(io_, std::move(session), asio::detached);
-    } else {
-      auto session = serve_plain(std::move(socket));
-      asio::co_spawn(io_, std::move(session), asio::detached);
-    }
+    auto session = serve(std::move(socket), want_tls_ ? ssl_context() : nullptr);
+    asio::co_spawn(io_, std::move(session), asio::detached);
   }
 }
 
-asio::awaitable<void> RedfishServer::serve_plain(tcp::socket socket) {
-  beast::tcp_stream stream(std::move(socket));
-  co_await serve_requests(stream);
-  boost::system::error_code ignored;
-  stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
-}
-
-asio::awaitable<void> RedfishServer::serve_tls(tcp::socket socket,
-                                               std::shared_ptr<ssl::context> ssl) {
-  beast::ssl_stream<beast::tcp_stream> stream(beast::tcp_stream(std::move(socket)), *ssl);
-  beast::get_lowest_layer(stream).expires_after(limits_.request_timeout);
-  auto [ec] = co_await stream.async_handshake(ssl::stream_base::server, as_tuple_awaitable);
-  if (!ec) {
-    co_await serve_requests(stream);
-    beast::get_lowest_layer(stream).expires_after(limits_.write_timeout);
-    auto [shutdown_ec] = co_await stream.async_shutdown(as_tuple_awaitable);
-    (void)shutdown_ec;  // peers often just close: nothing to do about it
+asio::awaitable<void> RedfishServer::serve(tcp::socket socket, std::shared_ptr<ssl::context> ssl) {
+  beast::tcp_stream tcp(std::move(socket));
+  std::unique_ptr<net::ByteStream> stream =
+      ssl ? net::tls_stream(std::move(tcp), *ssl) : net::plain_stream(std::move(tcp));
+  stream->lowest().expires_after(limits_.request_timeout);
+  auto handshaking = stream->handshake(/*as_server=*/true);
+  if (co_await std::move(handshaking)) co_return;
+  co_await serve_requests(*stream);
+  if (ssl) {
+    stream->lowest().expires_after(limits_.write_timeout);
+    auto closing = stream->shutdown();
+    co_await std::move(closing);  // peers often just close: nothing to do about it
+  } else {
+    boost::system::error_code ignored;
+    stream->lowest().socket().shutdown(tcp::socket::shutdown_send, ignored);
   }
 }
 
@@ -160,8 +152,7 @@ std::size_t RedfishServer::body_limit_for(const http::request_header<>& header) 
   return limits_.body_limit;
 }
 
-template <class Stream>
-asio::awaitable<void> RedfishServer::serve_requests(Stream& stream) {
+asio::awaitable<void> RedfishServer::serve_requests(net::ByteStream& stream) {
   beast::flat_buffer buffer;
   bool first = true;
   for (;;) {
@@ -170,8 +161,7 @@ asio::awaitable<void> RedfishServer::serve_requests(Stream& stream) {
     // Content-Length with its limit as the header ends: the larger limit stands until then.
     parser.body_limit(std::max(limits_.body_limit, limits_.push_body_limit));
     parser.header_limit(16 * 1024);
-    beast::get_lowest_layer(stream).expires_after(first ? limits_.request_timeout
-                                                        : limits_.idle_timeout);
+    stream.lowest().expires_after(first ? limits_.request_timeout : limits_.idle_timeout);
     first = false;
     auto [header_ec, header_bytes] =
         co_await http::async_read_header(stream, buffer, parser, as_tuple_awaitable);
@@ -200,7 +190,7 @@ asio::awaitable<void> RedfishServer::serve_requests(Stream& stream) {
       auto res = redfish_error(http::status::payload_too_large, "GeneralError",
                                "The request is too large.");
       res.keep_alive(false);
-      beast::get_lowest_layer(stream).expires_after(limits_.write_timeout);
+      stream.lowest().expires_after(limits_.write_timeout);
       co_await http::async_write(stream, res, as_tuple_awaitable);
       break;
     }
@@ -212,11 +202,10 @@ asio::awaitable<void> RedfishServer::serve_requests(Stream& stream) {
 }
 
 // One request's answer, with the BMC's faults acted out; false when the connection is done.
-template <class Stream>
-asio::awaitable<bool> RedfishServer::answer(Stream& stream, const Request& request) {
+asio::awaitable<bool> RedfishServer::answer(net::ByteStream& stream, const Request& request) {
   const Faults faults = state_.request_received();
   if (faults.latency_ms > 0) {
-    asio::steady_timer timer(beast::get_lowest_layer(stream).get_executor());
+    asio::steady_timer timer(stream.lowest().get_executor());
     timer.expires_after(std::chrono::milliseconds(faults.latency_ms));
     auto [timer_ec] = co_await timer.async_wait(as_tuple_awaitable);
     if (timer_ec) co_return false;
@@ -251,7 +240,7 @@ asio::awaitable<bool> RedfishServer::answer(Stream& stream, const Request& reque
     const auto pause = std::chrono::milliseconds(faults.slow_drip_ms);
     ok = co_await wire::drip(stream, response, pause, limits_.write_timeout);
   } else {
-    beast::get_lowest_layer(stream).expires_after(limits_.write_timeout);
+    stream.lowest().expires_after(limits_.write_timeout);
     auto [write_ec, written] = co_await http::async_write(stream, response, as_tuple_awaitable);
     (void)written;
     ok = !write_ec;

@@ -14,6 +14,10 @@
 #include "sim/redfish/bmc_state.hpp"
 #include "sim/tls_cert.hpp"
 
+namespace ironhold::net {
+class ByteStream;
+}
+
 namespace boost::asio::ssl {
 class context;
 }
@@ -49,14 +53,12 @@ class RedfishServer {
 
  private:
   boost::asio::awaitable<void> accept_loop();
-  boost::asio::awaitable<void> serve_plain(boost::asio::ip::tcp::socket socket);
-  boost::asio::awaitable<void> serve_tls(boost::asio::ip::tcp::socket socket,
-                                         std::shared_ptr<boost::asio::ssl::context> ssl);
-  template <class Stream>
-  boost::asio::awaitable<void> serve_requests(Stream& stream);
+  // A connection's life, plain or TLS (`ssl` not null): the handshake, its requests, the close.
+  boost::asio::awaitable<void> serve(boost::asio::ip::tcp::socket socket,
+                                     std::shared_ptr<boost::asio::ssl::context> ssl);
+  boost::asio::awaitable<void> serve_requests(net::ByteStream& stream);
   std::size_t body_limit_for(const http::request_header<>& header) const;
-  template <class Stream>
-  boost::asio::awaitable<bool> answer(Stream& stream, const Request& request);
+  boost::asio::awaitable<bool> answer(net::ByteStream& stream, const Request& request);
   std::shared_ptr<boost::asio::ssl::context> ssl_context() const;
   bool roll_error(double rate);
 

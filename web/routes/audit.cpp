@@ -71,7 +71,7 @@ AuditQuery decode_audit_cursor(const std::string& cursor) {
   return q;
 }
 
-std::optional<std::string> time_param(const RequestContext& ctx, const char* name) {
+std::optional<std::string> audit_time_param(const RequestContext& ctx, const char* name) {
   auto text = ctx.query_value(name);
   if (!text) return std::nullopt;
   if (!parse_rfc3339(*text))
@@ -102,8 +102,8 @@ AuditQuery audit_query_from(const RequestContext& ctx) {
   q.filter.actor = ctx.query_value("actor");
   q.filter.target = ctx.query_value("target");
   q.filter.action = ctx.query_value("action");
-  q.filter.since = time_param(ctx, "since");
-  q.filter.until = time_param(ctx, "until");
+  q.filter.since = audit_time_param(ctx, "since");
+  q.filter.until = audit_time_param(ctx, "until");
   return q;
 }
 

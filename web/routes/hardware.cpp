@@ -21,7 +21,7 @@ db::HardwareStore& hardware(Services& s) {
 }
 
 // A time bound in any RFC 3339 form, normalized to UTC so that cursors compare exactly.
-std::optional<std::string> time_param(const RequestContext& ctx, std::string_view name) {
+std::optional<std::string> utc_time_param(const RequestContext& ctx, std::string_view name) {
   auto text = ctx.query_value(name);
   if (!text) return std::nullopt;
   const auto t = parse_rfc3339(*text);
@@ -112,8 +112,8 @@ db::SensorQuery sensor_query(const RequestContext& ctx) {
     return q;
   }
   ctx.only_query({"since", "until", "name", "kind", "limit"});
-  q.since = time_param(ctx, "since");
-  q.until = time_param(ctx, "until");
+  q.since = utc_time_param(ctx, "since");
+  q.until = utc_time_param(ctx, "until");
   q.names = list_param(ctx, "name");
   q.kinds = list_param(ctx, "kind");
   q.limit = ctx.limit_param(1000, 10000);
@@ -171,8 +171,8 @@ db::EventQuery event_query(const RequestContext& ctx, bool fleet) {
     ctx.only_query({"severity", "kind", "since", "until", "limit"});
   q.severities = enum_list_param<Severity>(ctx, "severity");
   q.kinds = list_param(ctx, "kind");
-  q.since = time_param(ctx, "since");
-  q.until = time_param(ctx, "until");
+  q.since = utc_time_param(ctx, "since");
+  q.until = utc_time_param(ctx, "until");
   q.limit = ctx.limit_param(100, 1000);
   return q;
 }
