@@ -27,6 +27,7 @@ echo "test.sh: build took $(( $(date +%s) - started )) s" >&2
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 cd "$build_dir"
-# Twice the cores: most tests wait on sockets and timers, not the CPU (measured: 175 s instead of
-# 253 s on two cores).
+# Twice the cores: many tests wait on sockets and timers (measured when the suite was smaller: 175 s
+# instead of 253 s on two cores). The whole suite now keeps both cores busy at -j4: -j6 took 767 s
+# to -j4's 756 s, so more jobs would only add contention.
 ctest --output-on-failure -j "$((jobs * 2))" --timeout 600

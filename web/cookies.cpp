@@ -1,5 +1,7 @@
 #include "web/cookies.hpp"
 
+#include "inventory/util/concat.hpp"
+
 namespace ironhold::web {
 namespace {
 
@@ -28,9 +30,9 @@ std::optional<std::string_view> cookie_value(std::string_view header, std::strin
 }
 
 std::string session_set_cookie(std::string_view value, std::chrono::seconds lifetime, bool secure) {
-  return std::string(kSessionCookie) + "=" + std::string(value) +
-         "; Path=/; Max-Age=" + std::to_string(lifetime.count()) + "; HttpOnly; SameSite=Strict" +
-         (secure ? "; Secure" : "");
+  return util::concat(kSessionCookie, "=", value,
+                      "; Path=/; Max-Age=", std::to_string(lifetime.count()),
+                      "; HttpOnly; SameSite=Strict", secure ? "; Secure" : "");
 }
 
 }  // namespace ironhold::web

@@ -12,6 +12,7 @@
 #include "app/cli/node_internal.hpp"
 #include "app/cli/table.hpp"
 #include "inventory/error.hpp"
+#include "inventory/util/concat.hpp"
 
 namespace ironhold::cli {
 namespace {
@@ -158,7 +159,7 @@ std::vector<json> fetch_all(HttpClient& client, const std::string& query,
     // A server bug that hands back the same cursor would otherwise loop for ever.
     if (!cursors.insert(next->get<std::string>()).second)
       throw Error(ErrorKind::internal, "the server returned the same page cursor twice");
-    target = std::string(kNodes) + "?cursor=" + url_encode(next->get<std::string>());
+    target = util::concat(kNodes, "?cursor=", url_encode(next->get<std::string>()));
   }
 }
 

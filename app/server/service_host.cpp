@@ -163,7 +163,11 @@ std::map<std::string, CloudDriver*> ServiceHost::make_cloud_drivers() {
   cloud_drivers_.push_back(
       std::make_unique<cloudapi::openstack::OpenStackDriver>(io_.get_executor()));
   CloudDriver* openstack = cloud_drivers_.back().get();
-  cloud_drivers_.push_back(std::make_unique<cloudapi::ec2::Ec2Driver>(io_.get_executor()));
+  // Options named rather than defaulted: destroying the default argument's temporary made GCC 12
+  // at -O3 warn that its strings may be used uninitialized (-Wmaybe-uninitialized, false).
+  cloudapi::ec2::Ec2DriverOptions ec2_options;
+  cloud_drivers_.push_back(
+      std::make_unique<cloudapi::ec2::Ec2Driver>(io_.get_executor(), std::move(ec2_options)));
   CloudDriver* ec2 = cloud_drivers_.back().get();
   cloud_drivers_.push_back(std::make_unique<cloudapi::bcc::BccDriver>(io_.get_executor()));
   CloudDriver* bcc = cloud_drivers_.back().get();

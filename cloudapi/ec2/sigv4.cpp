@@ -10,6 +10,7 @@
 #include <ctime>
 
 #include "cloudapi/common/uri_encode.hpp"
+#include "inventory/util/concat.hpp"
 #include "inventory/util/percent_decode.hpp"
 
 namespace ironhold::cloudapi::ec2 {
@@ -286,9 +287,9 @@ SigV4Result sign_v4(const SigV4Request& request, const AwsCredentials& credentia
   result.string_to_sign = string_to_sign(date, scope, result.canonical_request);
   result.signature = signature_of(credentials.secret_access_key, date8, options.region,
                                   options.service, result.string_to_sign);
-  result.authorization = std::string(kAlgorithm) + " Credential=" + credentials.access_key_id +
-                         "/" + scope + ", SignedHeaders=" + join(names, ';') +
-                         ", Signature=" + result.signature;
+  result.authorization =
+      util::concat(kAlgorithm, " Credential=", credentials.access_key_id, "/", scope,
+                   ", SignedHeaders=", join(names, ';'), ", Signature=", result.signature);
   if (credentials.session_token && !options.sign_session_token)
     result.headers_to_add.emplace_back("X-Amz-Security-Token", *credentials.session_token);
   result.headers_to_add.emplace_back("Authorization", result.authorization);

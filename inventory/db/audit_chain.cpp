@@ -5,6 +5,7 @@
 #include "inventory/db/audit_append.hpp"
 #include "inventory/db/row_values.hpp"
 #include "inventory/error.hpp"
+#include "inventory/util/concat.hpp"
 
 namespace ironhold::db {
 namespace {
@@ -30,9 +31,9 @@ struct LockedHead {
 
 // Entries written before the chain existed join it, in id order, ahead of the first new one.
 void seal_legacy_entries(pqxx::work& tx, const crypto::Key& key, LockedHead& head) {
-  const auto rows = tx.exec(std::string("SELECT id, ") + sealed_columns +
-                            " FROM audit_log WHERE mac IS NULL AND id <= (SELECT legacy_through "
-                            "FROM audit_chain) ORDER BY id");
+  const auto rows = tx.exec(util::concat("SELECT id, ", sealed_columns,
+                                         " FROM audit_log WHERE mac IS NULL AND id <= (SELECT "
+                                         "legacy_through FROM audit_chain) ORDER BY id"));
   for (const auto& row : rows) {
     const audit::SealedContent content = content_from(row, 1);
     std::vector<std::uint8_t> previous;

@@ -10,6 +10,7 @@
 #include "inventory/crypto/primitives.hpp"
 #include "inventory/db/audit_append.hpp"
 #include "inventory/db/transaction.hpp"
+#include "inventory/util/concat.hpp"
 
 namespace ironhold::db {
 namespace {
@@ -230,10 +231,10 @@ ChainReport verify_audit_chain(Database& db, const audit::AnchorFile* anchor_fil
         }
         Walk walk(tx, *key, out.head, chain[4].as<long long>(), chain[5].as<bool>());
         if (out.anchor) walk.watch_anchor(out.anchor->seq);
-        tx.exec0(std::string("DECLARE audit_walk NO SCROLL CURSOR FOR SELECT id, seq, ") +
-                 sealed_columns +
-                 ", encode(prev_mac, 'hex'), encode(mac, 'hex') FROM audit_log "
-                 "ORDER BY seq NULLS LAST, id");
+        tx.exec0(util::concat("DECLARE audit_walk NO SCROLL CURSOR FOR SELECT id, seq, ",
+                              sealed_columns,
+                              ", encode(prev_mac, 'hex'), encode(mac, 'hex') FROM audit_log "
+                              "ORDER BY seq NULLS LAST, id"));
         bool going = true;
         while (going) {
           const auto rows = tx.exec("FETCH 1000 FROM audit_walk");

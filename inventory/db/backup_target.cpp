@@ -4,6 +4,7 @@
 #include <pqxx/pqxx>
 
 #include "inventory/error.hpp"
+#include "inventory/util/concat.hpp"
 
 namespace ironhold::db {
 namespace {
@@ -102,14 +103,14 @@ void set_public_aside(const std::string& url) {
 }
 
 void drop_set_aside(const std::string& url) {
-  in_transaction(url, std::string("drop schema ") + set_aside_schema,
+  in_transaction(url, util::concat("drop schema ", set_aside_schema),
                  [](pqxx::work& tx, pqxx::connection& c) {
                    tx.exec0("DROP SCHEMA " + c.quote_name(set_aside_schema) + " CASCADE");
                  });
 }
 
 void put_public_back(const std::string& url) {
-  in_transaction(url, std::string("put schema ") + set_aside_schema + " back as public",
+  in_transaction(url, util::concat("put schema ", set_aside_schema, " back as public"),
                  [](pqxx::work& tx, pqxx::connection& c) {
                    tx.exec0("DROP SCHEMA IF EXISTS public CASCADE");
                    tx.exec0(std::string("ALTER SCHEMA ") + c.quote_name(set_aside_schema) +

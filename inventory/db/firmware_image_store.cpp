@@ -4,6 +4,7 @@
 #include "inventory/db/transaction.hpp"
 #include "inventory/error.hpp"
 #include "inventory/model/node.hpp"
+#include "inventory/util/concat.hpp"
 
 namespace ironhold::db {
 namespace {
@@ -63,9 +64,9 @@ FirmwareImage FirmwareImageStore::finish(const std::string& id, std::int64_t siz
   }
   return transact(db_, [&](pqxx::work& tx) {
     const auto rows = tx.exec_params(
-        std::string("UPDATE firmware_images SET state = 'ready', size = $2, sha256 = $3, "
-                    "ready_at = now() WHERE id = $1::uuid RETURNING ") +
-            kImageColumns,
+        util::concat("UPDATE firmware_images SET state = 'ready', size = $2, sha256 = $3, "
+                     "ready_at = now() WHERE id = $1::uuid RETURNING ",
+                     kImageColumns),
         id, size, sha256);
     if (rows.empty()) throw no_image(id);
     return image_from_row(rows[0]);
@@ -82,8 +83,9 @@ std::vector<FirmwareImage> FirmwareImageStore::list() {
   return transact(db_, [&](pqxx::work& tx) {
     std::vector<FirmwareImage> out;
     for (const auto& r :
-         tx.exec(std::string("SELECT ") + kImageColumns +
-                 " FROM firmware_images WHERE state = 'ready' ORDER BY created_at DESC, id DESC"))
+         tx.exec(util::concat("SELECT ", kImageColumns,
+                              " FROM firmware_images WHERE state = 'ready' ORDER BY created_at "
+                              "DESC, id DESC")))
       out.push_back(image_from_row(r));
     return out;
   });
@@ -92,10 +94,10 @@ std::vector<FirmwareImage> FirmwareImageStore::list() {
 FirmwareImage FirmwareImageStore::get(const std::string& id) {
   if (!is_uuid(id)) throw no_image(id);
   return transact(db_, [&](pqxx::work& tx) {
-    const auto rows = tx.exec_params(std::string("SELECT ") + kImageColumns +
-                                         " FROM firmware_images WHERE id = $1::uuid AND state = "
-                                         "'ready'",
-                                     id);
+    const auto rows = tx.exec_params(
+        util::concat("SELECT ", kImageColumns,
+                     " FROM firmware_images WHERE id = $1::uuid AND state = 'ready'"),
+        id);
     if (rows.empty()) throw no_image(id);
     return image_from_row(rows[0]);
   });
@@ -112,9 +114,9 @@ FirmwareImage FirmwareImageStore::remove(const std::string& id) {
     if (!using_it.empty())
       throw conflict("firmware image " + id + " is being rolled out (rollout " +
                      using_it[0][0].as<std::string>() + "); abort or finish the rollout first");
-    const auto rows = tx.exec_params(std::string("DELETE FROM firmware_images WHERE id = "
-                                                 "$1::uuid AND state = 'ready' RETURNING ") +
-                                         kImageColumns,
+    const auto rows = tx.exec_params(util::concat("DELETE FROM firmware_images WHERE id = "
+                                                  "$1::uuid AND state = 'ready' RETURNING ",
+                                                  kImageColumns),
                                      id);
     if (rows.empty()) throw no_image(id);
     return image_from_row(rows[0]);

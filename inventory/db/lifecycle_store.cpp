@@ -4,6 +4,7 @@
 #include "inventory/db/task_rows.hpp"
 #include "inventory/db/transaction.hpp"
 #include "inventory/error.hpp"
+#include "inventory/util/concat.hpp"
 
 namespace ironhold::db {
 namespace {
@@ -84,7 +85,7 @@ LifecycleOutcome LifecycleStore::apply(std::string_view key, LifecycleAction act
         clean.requested_by = actor;
         const std::string id = insert_task(tx, box_, clean, node.id, node.name, std::nullopt);
         out.task = task_from_row(tx.exec_params1(
-            std::string("SELECT ") + task_columns + " FROM tasks t WHERE t.id = $1::uuid", id));
+            util::concat("SELECT ", task_columns, " FROM tasks t WHERE t.id = $1::uuid"), id));
         move(tx, node, t.to, actor, action);
         break;
       }

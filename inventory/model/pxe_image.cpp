@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "inventory/util/concat.hpp"
+
 namespace ironhold {
 namespace {
 
@@ -30,8 +32,9 @@ std::optional<std::string> pxe_image_problem(std::string_view image) {
            "(\".ipxe\") or of a directory with vmlinuz and initrd.img";
   for (const char c : image)
     if (!url_char(c))
-      return std::string("the image URL may not contain '") + (c >= 32 && c < 127 ? c : '?') +
-             "' (iPXE would read it as script syntax); percent-encode it";
+      return util::concat("the image URL may not contain '",
+                          std::string(1, c >= 32 && c < 127 ? c : '?'),
+                          "' (iPXE would read it as script syntax); percent-encode it");
   return std::nullopt;
 }
 

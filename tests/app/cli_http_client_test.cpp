@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "app/cli/http_client.hpp"
+#include "inventory/util/concat.hpp"
 
 // This file's names, apart from those of the other test files compiled with it.
 namespace cli_http_client_test {
@@ -168,7 +169,8 @@ TEST_CASE("http client: an unreachable server is named in the error", "[cli][htt
 }
 
 TEST_CASE("http client: an answer over the size limit is refused", "[cli][http]") {
-  CannedServer server({answer(200, "application/json", "[" + std::string(4 << 20, ' ') + "]")});
+  CannedServer server({answer(200, "application/json",
+                              ironhold::util::concat("[", std::string(4 << 20, ' '), "]"))});
   HttpClient client({.base_url = server.url(), .max_body = 1 << 20});
   CHECK_THROWS_AS(client.get("/big"), TransportError);
 }

@@ -34,13 +34,13 @@ std::string temp_file(const std::string& content) {
 
 Run run_cli(std::vector<std::string> args, const std::map<std::string, std::string>& env,
             const std::string& input) {
-  args.insert(args.begin(), IRONHOLD_BINARY);
+  std::string binary = IRONHOLD_BINARY;
   std::vector<std::string> env_strings;
   for (char** e = environ; *e; ++e)
     if (!std::string_view(*e).starts_with("IRONHOLD_")) env_strings.emplace_back(*e);
   for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
   // Built before fork(): the child of a threaded process may only call async-signal-safe functions.
-  std::vector<char*> argv, envp;
+  std::vector<char*> argv{binary.data()}, envp;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   for (auto& e : env_strings) envp.push_back(e.data());

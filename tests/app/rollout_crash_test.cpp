@@ -11,6 +11,7 @@
 #include <map>
 #include <thread>
 
+#include "inventory/util/concat.hpp"
 #include "sim/redfish/fleet.hpp"
 #include "tests/app/ironhold_process.hpp"
 #include "tests/support/project_mockups.hpp"
@@ -64,14 +65,15 @@ TEST_CASE("a kill -9 during a firmware rollout loses no task and flashes no BMC 
   const std::string listen = "127.0.0.1:" + std::to_string(serve.port);
   const std::string token = admin_token(data, "crash-test");
   for (int i = 0; i < kNodes; ++i) {
-    const auto res =
-        http_send(serve.port, "POST", "/api/v1/nodes",
-                  {{"name", "fw-" + std::to_string(i)},
-                   {"driver", "redfish"},
-                   {"endpoint", fleet.endpoint(i)},
-                   {"credentials", {{"username", "admin"}, {"password", "password"}}},
-                   {"location", {{"site", "lab"}, {"rack", "r" + std::to_string(i % 4)}}}},
-                  token);
+    const auto res = http_send(
+        serve.port, "POST", "/api/v1/nodes",
+        {{"name", "fw-" + std::to_string(i)},
+         {"driver", "redfish"},
+         {"endpoint", fleet.endpoint(i)},
+         {"credentials", {{"username", "admin"}, {"password", "password"}}},
+         {"location",
+          {{"site", "lab"}, {"rack", ironhold::util::concat("r", std::to_string(i % 4))}}}},
+        token);
     REQUIRE(res.status == 201);
   }
   std::string bytes = "IRONHOLD-FIRMWARE component=BMC version=99.0.0-crash\n";

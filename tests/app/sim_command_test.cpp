@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "inventory/util/concat.hpp"
 #include "tests/support/server/child_process.hpp"
 
 // This file's names, apart from those of the other test files compiled with it.
@@ -99,7 +100,7 @@ TEST_CASE("sim ipmi refuses a bad --listen and a password longer than IPMI allow
   for (const std::string args :
        {"--listen nowhere", "--password 123456789012345678901", "--count 0"}) {
     ChildProcess sim("/bin/sh",
-                     {"-c", std::string("exec '") + IRONHOLD_BINARY + "' sim ipmi " + args},
+                     {"-c", ironhold::util::concat("exec '", IRONHOLD_BINARY, "' sim ipmi ", args)},
                      out_file);
     const auto status = sim.wait(20s);
     REQUIRE(status);

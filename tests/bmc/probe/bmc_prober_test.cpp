@@ -13,6 +13,7 @@
 #include <chrono>
 #include <random>
 
+#include "inventory/util/concat.hpp"
 #include "tests/support/server/bmc_peers.hpp"
 #include "tests/support/server/tls_test_server.hpp"
 
@@ -138,7 +139,8 @@ TEST_CASE("only a JSON object with RedfishVersion or the root @odata.id is a ser
   CHECK_FALSE(bmc::is_redfish_service_root("<html>login</html>"));
   CHECK_FALSE(bmc::is_redfish_service_root(""));
   CHECK_FALSE(bmc::is_redfish_service_root(std::string(60000, '[')));
-  CHECK_FALSE(bmc::is_redfish_service_root(std::string(70000, ' ') + kServiceRoot));
+  CHECK_FALSE(
+      bmc::is_redfish_service_root(ironhold::util::concat(std::string(70000, ' '), kServiceRoot)));
 }
 
 TEST_CASE("a Redfish service with a self-signed certificate is found, without credentials",

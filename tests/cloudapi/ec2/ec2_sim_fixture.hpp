@@ -39,7 +39,7 @@ struct Ec2SimOnLoopback {
         cloudapi::ec2::sign_ec2_query(query, endpoint, creds, sim.options().region, when);
     sim::cloud::ApiRequest request;
     request.method = signed_query.method;
-    request.target = "/";
+    request.target.assign(1, '/');
     request.headers = signed_query.headers;
     request.body = signed_query.body;
     request.host = *cloudapi::ec2::host_header_for(endpoint);

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "inventory/error.hpp"
+#include "inventory/util/concat.hpp"
 #include "tests/support/test_cluster.hpp"
 
 // This file's names, apart from those of the other test files compiled with it.
@@ -274,7 +275,7 @@ TEST_CASE("a postmaster killed with SIGKILL is replaced by a new one at the next
 }
 
 TEST_CASE("a socket path longer than 107 bytes moves to a short private directory") {
-  Scratch scratch(true, std::string(60, 'd') + "/" + std::string(60, 'e'));
+  Scratch scratch(true, ironhold::util::concat(std::string(60, 'd'), "/", std::string(60, 'e')));
   auto cluster = scratch.start();
   CHECK(cluster->socket_dir().string().starts_with("/tmp/ironhold-"));
   struct stat st {};

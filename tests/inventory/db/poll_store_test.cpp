@@ -8,6 +8,7 @@
 
 #include "inventory/db/hardware_store.hpp"
 #include "inventory/db/node_store.hpp"
+#include "inventory/util/concat.hpp"
 #include "tests/support/test_database.hpp"
 
 // This file's names, apart from those of the other test files compiled with it.
@@ -160,7 +161,7 @@ TEST_CASE("enrolling a BMC node schedules its polls, claims lease them once", "[
 
 TEST_CASE("two instances claiming at once never get the same poll", "[poller][db]") {
   Fixture f;
-  for (int i = 0; i < 40; ++i) f.enroll("n" + std::to_string(i));
+  for (int i = 0; i < 40; ++i) f.enroll(ironhold::util::concat("n", std::to_string(i)));
   std::vector<db::PollJob> one, two;
   std::thread t1([&] {
     for (int i = 0; i < 10; ++i) {

@@ -5,6 +5,7 @@
 
 #include "inventory/model/json_text.hpp"
 #include "inventory/model/node.hpp"
+#include "inventory/util/concat.hpp"
 
 // This file's names, apart from those of the other test files compiled with it.
 namespace node_json_test {
@@ -115,7 +116,7 @@ TEST_CASE("a node written as text is to_json's dump, byte for byte", "[model][js
 TEST_CASE("strings are escaped as dump() escapes them, for every byte and random text",
           "[model][json]") {
   for (int b = 0; b < 256; ++b) {
-    const std::string text = "a" + std::string(1, static_cast<char>(b)) + "z";
+    const std::string text = ironhold::util::concat("a", std::string(1, static_cast<char>(b)), "z");
     INFO("byte " << b);
     CHECK(written_string(text) == dumped(json(text)));
   }

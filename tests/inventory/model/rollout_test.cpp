@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "inventory/error.hpp"
+#include "inventory/util/concat.hpp"
 
 // This file's names, apart from those of the other test files compiled with it.
 namespace rollout_test {
@@ -19,7 +20,7 @@ const char* kImage = "6f1c1f2e-8a38-4d0e-9f1e-5b7b1a0c2d11";
 RolloutNode node(int position, int batch, std::optional<std::string> rack,
                  RolloutNodeState state = RolloutNodeState::pending) {
   RolloutNode n;
-  n.node_id = "n" + std::to_string(position);
+  n.node_id = ironhold::util::concat("n", std::to_string(position));
   n.node_name = n.node_id;
   n.position = position;
   n.batch = batch;

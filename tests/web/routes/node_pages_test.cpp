@@ -5,6 +5,7 @@
 #include <set>
 #include <thread>
 
+#include "inventory/util/concat.hpp"
 #include "tests/support/server/http_client.hpp"
 #include "tests/support/server/test_server.hpp"
 
@@ -86,7 +87,8 @@ TEST_CASE("sorting, filters and the summary agree with the list", "[web][nodes][
   TestServer server;
   auto& nodes = server.host().nodes();
   for (int i = 0; i < 60; ++i) {
-    auto created = nodes.create(spec("s" + std::to_string(100 + i), i % 3 ? "ams1" : "fra2", i));
+    auto created = nodes.create(
+        spec(ironhold::util::concat("s", std::to_string(100 + i)), i % 3 ? "ams1" : "fra2", i));
     if (i % 4 == 0) nodes.update(created.id, {{"maintenance", true}});
   }
   const auto token = server.token("viewer");

@@ -40,7 +40,7 @@ TEST_CASE("every registered route appears in the OpenAPI document and vice versa
     for (auto& c : method) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     std::string path = entry.substr(space + 1);
     for (std::string::size_type at; (at = path.find("{id}")) != std::string::npos;)
-      path.replace(at, 4, "x");
+      path.replace(at, 4, 1, 'x');
     HttpRequest r{method, path, "{}", std::nullopt};
     auto probe = http_request(server.port(), r);
     INFO(entry << " answered " << probe.status << " " << probe.body);

@@ -11,6 +11,7 @@
 
 #include "inventory/db/change_store.hpp"
 #include "inventory/db/database.hpp"
+#include "inventory/util/concat.hpp"
 #include "tests/support/test_database.hpp"
 
 // This file's names, apart from those of the other test files compiled with it.
@@ -74,7 +75,8 @@ TEST_CASE("a subscriber that does not keep up is dropped and catches up from the
       feed.subscribe([](const ironhold::db::ChangeRow&) { return true; }, signals.wake());
 
   std::vector<std::string> nodes;
-  for (int i = 0; i < 6; ++i) nodes.push_back(insert_node(database, "n" + std::to_string(i)));
+  for (int i = 0; i < 6; ++i)
+    nodes.push_back(insert_node(database, ironhold::util::concat("n", std::to_string(i))));
   REQUIRE(signals.wait([&] { return slow.subscription->dropped(); }));
   CHECK(slow.subscription->take().empty());  // its queue is gone, not growing
 
