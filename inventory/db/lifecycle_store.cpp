@@ -4,7 +4,6 @@
 #include "inventory/db/task_rows.hpp"
 #include "inventory/db/transaction.hpp"
 #include "inventory/error.hpp"
-#include "inventory/util/concat.hpp"
 
 namespace ironhold::db {
 namespace {
@@ -84,8 +83,7 @@ LifecycleOutcome LifecycleStore::apply(std::string_view key, LifecycleAction act
         clean.parameters = parse_task_parameters(TaskKind::clean, nlohmann::json::object());
         clean.requested_by = actor;
         const std::string id = insert_task(tx, box_, clean, node.id, node.name, std::nullopt);
-        out.task = task_from_row(tx.exec_params1(
-            util::concat("SELECT ", task_columns, " FROM tasks t WHERE t.id = $1::uuid"), id));
+        out.task = task_from_row(tx.exec_params1(task_by_id_sql(), id));
         move(tx, node, t.to, actor, action);
         break;
       }

@@ -5,6 +5,7 @@
 #include "inventory/crypto/primitives.hpp"
 #include "inventory/db/db_json.hpp"
 #include "inventory/db/node_rows.hpp"
+#include "inventory/util/concat.hpp"
 
 namespace ironhold::db {
 namespace {
@@ -38,6 +39,12 @@ std::string insert_task(pqxx::work& tx, const crypto::SecretBox& box, const NewT
         id, crypto::to_hex(sealed), box.key_id());
   }
   return id;
+}
+
+const std::string& task_by_id_sql() {
+  static const std::string sql =
+      util::concat("SELECT ", task_columns, " FROM tasks t WHERE t.id = $1::uuid");
+  return sql;
 }
 
 Task task_from_row(const pqxx::row& r) {

@@ -16,6 +16,9 @@ inline constexpr const char* task_columns =
     "t.cancel_requested, t.cancelled_by, rfc3339(t.created_at), rfc3339(t.started_at), "
     "rfc3339(t.finished_at), rfc3339(t.updated_at), t.project";
 
+// "SELECT <task_columns> FROM tasks t WHERE t.id = $1::uuid", built once.
+const std::string& task_by_id_sql();
+
 Task task_from_row(const pqxx::row& row);
 
 // Inserts one task (its write-only parameters sealed under its own id) and returns its id.

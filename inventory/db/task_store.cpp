@@ -15,7 +15,6 @@
 #include "inventory/db/transaction.hpp"
 #include "inventory/error.hpp"
 #include "inventory/model/pxe_image.hpp"
-#include "inventory/util/concat.hpp"
 #include "inventory/util/log.hpp"
 
 namespace ironhold::db {
@@ -29,13 +28,6 @@ constexpr long long kClaimLock = 0x49524E485441534BLL;
 
 // The most nodes one bulk action may take.
 constexpr int kMaxBulk = 10000;
-
-// One task by its id ($1), built once.
-const std::string& task_by_id_sql() {
-  static const std::string sql =
-      util::concat("SELECT ", task_columns, " FROM tasks t WHERE t.id = $1::uuid");
-  return sql;
-}
 
 // Idempotency-Key records live this long; after that the key may be used afresh.
 constexpr const char* kKeyLifetime = "interval '24 hours'";
