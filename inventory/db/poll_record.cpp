@@ -219,15 +219,21 @@ void record_outcome(pqxx::transaction_base& tx, PolledFamily& family,
 // The lifecycle an inspection decides: a node's first successful full inventory makes it
 // available (its Systems behind it too); a failed one while inspecting makes it inspect_failed.
 // Later inspections of nodes in other states leave the lifecycle alone.
+//
+// The node and its Systems are found by id and parent_id; `lifecycle || ''` is there so that the
+// lifecycle index is never used for them. Right after a fleet is enrolled, the table's statistics
+// still say that few nodes are enrolled or inspecting, and PostgreSQL read all of those through
+// that index at every inspection's end (a bitmap AND with the id's): measured with 5,000 nodes
+// enrolled at once, a third of PostgreSQL's CPU in the first minute.
 void record_inspection_lifecycle(pqxx::transaction_base& tx, const std::string& node_id, bool ok) {
   const auto moved =
       tx.exec_params(ok ? "UPDATE nodes SET lifecycle = 'available', updated_at = now() "
                           " WHERE (id = $1::uuid OR parent_id = $1::uuid) AND retired_at IS NULL "
-                          "   AND lifecycle IN ('enrolled', 'inspecting', 'inspect_failed') "
+                          "   AND lifecycle || '' IN ('enrolled', 'inspecting', 'inspect_failed') "
                           "RETURNING id, name"
                         : "UPDATE nodes SET lifecycle = 'inspect_failed', updated_at = now() "
                           " WHERE (id = $1::uuid OR parent_id = $1::uuid) AND retired_at IS NULL "
-                          "   AND lifecycle = 'inspecting' "
+                          "   AND lifecycle || '' = 'inspecting' "
                           "RETURNING id, name",
                      node_id);
   const std::string to = ok ? "available" : "inspect_failed";

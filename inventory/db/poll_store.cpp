@@ -10,6 +10,7 @@
 #include "inventory/db/savepoint.hpp"
 #include "inventory/db/transaction.hpp"
 #include "inventory/error.hpp"
+#include "inventory/util/concat.hpp"
 #include "inventory/util/log.hpp"
 
 namespace ironhold::db {
@@ -65,22 +66,34 @@ namespace {
 
 // Claims of one tier of due polls: those of working BMCs (no failure since the last success) or
 // of failing ones, each tier read from its own partial index on next_due (migration 0021).
+//
+// The claimed rows are updated by their ctid, taken from the locking CTE, and the node's columns
+// come from that CTE too: the statement is prepared, and PostgreSQL's generic plan for it (used
+// after the fifth run) cannot know that LIMIT $3 keeps the claim small. Joined on node_id (and
+// nodes joined again), that plan hashed the whole poll schedule and the whole nodes table at every
+// claim (measured with 5,000 nodes: 4.2 ms a claim, against 1.5 ms now, whatever the fleet's size).
 std::string claim_statement(std::string_view tier) {
-  return "WITH due AS ("
-         "  SELECT s.node_id, s.kind FROM poll_schedule s JOIN nodes n ON n.id = s.node_id"
-         "   WHERE s.next_due <= now() AND (s.lease_expires IS NULL OR s.lease_expires < now())"
-         "     AND " +
-         std::string(tier) +
-         "     AND n.driver = ANY($2::text[]) AND n.retired_at IS NULL"
-         "   ORDER BY s.next_due LIMIT $3 FOR UPDATE OF s SKIP LOCKED) "
-         "UPDATE poll_schedule s SET lease_owner = $1, "
-         "       lease_expires = now() + $4::integer * interval '1 second', last_started = now() "
-         "  FROM due, nodes n WHERE s.node_id = due.node_id AND s.kind = due.kind "
-         "   AND n.id = s.node_id "
-         "RETURNING s.node_id, s.kind, s.failures, n.name, n.driver, n.endpoint, n.options::text, "
-         "          n.tls_fingerprint, "
-         "          (SELECT encode(c.sealed, 'hex') FROM node_credentials c WHERE c.node_id = "
-         "n.id), s.last_duration_ms";
+  return util::concat(
+      "WITH due AS ("
+      "  SELECT s.ctid AS row_id, s.node_id, s.kind, n.name, n.driver, n.endpoint, n.options,"
+      "         n.tls_fingerprint"
+      "    FROM poll_schedule s JOIN nodes n ON n.id = s.node_id"
+      "   WHERE s.next_due <= now() AND (s.lease_expires IS NULL OR s.lease_expires < now())"
+      "     AND ",
+      tier,
+      "     AND n.driver = ANY($2::text[]) AND n.retired_at IS NULL"
+      "   ORDER BY s.next_due LIMIT $3 FOR UPDATE OF s SKIP LOCKED), "
+      "claimed AS ("
+      "  UPDATE poll_schedule s SET lease_owner = $1, "
+      "         lease_expires = now() + $4::integer * interval '1 second', last_started = now() "
+      "   WHERE s.ctid = ANY (ARRAY(SELECT row_id FROM due)) "
+      "  RETURNING s.node_id, s.kind, s.failures, s.last_duration_ms) "
+      "SELECT c.node_id, c.kind, c.failures, d.name, d.driver, d.endpoint, d.options::text, "
+      "       d.tls_fingerprint, "
+      "       (SELECT encode(k.sealed, 'hex') FROM node_credentials k"
+      "         WHERE k.node_id = d.node_id), "
+      "       c.last_duration_ms "
+      "  FROM claimed c JOIN due d ON d.node_id = c.node_id AND d.kind = c.kind");
 }
 
 }  // namespace
@@ -135,11 +148,14 @@ std::vector<PollJob> PollStore::claim(const std::string& owner,
       take(failing_inventory, std::min(failing_most - failing_taken,
                                        *inventory_limit - static_cast<int>(inspected.size())));
     }
-    // A node's first inspection under way: enrolled → inspecting (the lifecycle says so).
+    // A node's first inspection under way: enrolled → inspecting (the lifecycle says so). The
+    // nodes are found by id; `lifecycle || ''` keeps PostgreSQL from reading them through the
+    // lifecycle index instead (poll_record.cpp, record_inspection_lifecycle, says why).
     if (!inspected.empty())
       tx.exec_params(
           "UPDATE nodes SET lifecycle = 'inspecting', updated_at = now() "
-          " WHERE lifecycle = 'enrolled' AND (id = ANY($1::uuid[]) OR parent_id = ANY($1::uuid[]))",
+          " WHERE (id = ANY($1::uuid[]) OR parent_id = ANY($1::uuid[])) "
+          "   AND lifecycle || '' = 'enrolled'",
           text_array(inspected));
     return jobs;
   });
