@@ -10,28 +10,44 @@ if [ "$(id -u)" -ne 0 ]; then
   say "must run as root (apt-get)"; exit 1
 fi
 
-# Debian packages the build, the tests and the embedded database need. Boost is pinned to 1.81:
-# its packages conflict with the default 1.74 ones, so never ask for an unversioned libboost-*-dev.
-packages=(
+# Debian packages, in two groups. Boost is pinned to 1.81: its packages conflict with the default
+# 1.74 ones, so never ask for an unversioned libboost-*-dev.
+#
+# What configuring and compiling needs:
+build_packages=(
   build-essential cmake pkg-config ninja-build
   # mold links the sanitized test executables in seconds where ld.bfd/gold take most of a minute each.
   mold
   libboost1.81-dev libboost-url1.81-dev
   libssl-dev libcurl4-openssl-dev nlohmann-json3-dev libpqxx-dev catch2
+  # EC2 answers in XML (libxml2).
+  libxml2-dev
+  ca-certificates
+)
+# What the service and the tests run, not the compiler: scripts/test.sh installs these while the
+# build compiles (Chromium alone is most of the download).
+run_packages=(
   postgresql-15 postgresql-client-15
   # PgBouncer, which tests/app/pgbouncer_test.cpp runs Ironhold through in transaction mode (the
   # test starts its own on a free loopback port; the service the package enables has no databases).
   pgbouncer
-  ca-certificates
   # Test peers: OpenIPMI's BMC simulator (ipmi_sim; its start script needs python3), and two
   # reference IPMI clients that Ironhold's own simulator is checked with: ipmitool and FreeIPMI.
   openipmi ipmitool freeipmi-tools python3
-  # EC2 answers in XML (libxml2). Independent clients the cloud simulators and signers are checked
-  # with: botocore (SigV4 oracle, EC2 client) and openstacksdk.
-  libxml2-dev python3-botocore python3-openstacksdk
+  # Independent clients the cloud simulators and signers are checked with: botocore (SigV4
+  # oracle, EC2 client) and openstacksdk.
+  python3-botocore python3-openstacksdk
   # The console's browser tests (tests/browser/) drive Debian's headless Chromium (/usr/bin/chromium).
   chromium
 )
+
+# `install-deps.sh` installs both groups; `install-deps.sh build` or `install-deps.sh run` one.
+case "${1:-all}" in
+  all) packages=("${build_packages[@]}" "${run_packages[@]}") ;;
+  build) packages=("${build_packages[@]}") ;;
+  run) packages=("${run_packages[@]}") ;;
+  *) say "usage: $0 [all|build|run]"; exit 2 ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do
@@ -41,9 +57,12 @@ for p in "${packages[@]}"; do
 done
 
 # Tools are installed only when the machine has none: a node/npm already present is never replaced.
+# Node is in the build group: configuring finds it for the browser tests.
 need_tool() { command -v "$1" >/dev/null 2>&1 || missing+=("$2"); }
-need_tool node nodejs
-need_tool npm npm
+if [ "${1:-all}" != run ]; then
+  need_tool node nodejs
+  need_tool npm npm
+fi
 
 if [ ${#missing[@]} -eq 0 ]; then
   say "all packages present"
@@ -57,6 +76,10 @@ mkdir -p /etc/postgresql-common
 if [ ! -f /etc/postgresql-common/createcluster.conf ] || ! grep -q '^create_main_cluster *= *false' /etc/postgresql-common/createcluster.conf; then
   echo 'create_main_cluster = false' >> /etc/postgresql-common/createcluster.conf
 fi
-apt-get update -q >&2
+# The package lists are read again unless a run of this script (the build group's, just before)
+# already did so in the last ten minutes.
+if ! find /var/lib/apt/lists -maxdepth 1 -name '*_Packages*' -newermt '-10 minutes' 2>/dev/null | grep -q .; then
+  apt-get update -q >&2
+fi
 apt-get install -y -q --no-install-recommends -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "${missing[@]}" >&2
 say "done"

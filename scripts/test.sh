@@ -4,16 +4,23 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-./scripts/install-deps.sh
+./scripts/install-deps.sh build
 
-# The browser tests' one npm package (playwright-core, pinned by tests/browser/package-lock.json),
-# installed again only when the lockfile changed since the last `npm ci` (npm's cache serves it).
-browser_lock=$(sha256sum tests/browser/package-lock.json | cut -d' ' -f1)
-browser_stamp=tests/browser/node_modules/.package-lock.sha256
-if [ "$(cat "$browser_stamp" 2>/dev/null)" != "$browser_lock" ]; then
-  (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)
-  echo "$browser_lock" > "$browser_stamp"
-fi
+# What only the tests run (PostgreSQL, Chromium, the IPMI and cloud peers) and the browser tests'
+# one npm package (playwright-core, pinned by tests/browser/package-lock.json; `npm ci` again only
+# when the lockfile changed) are installed while the build compiles: on a fresh machine that is
+# most of the download. The tests start once both are done.
+peers_log=$(mktemp)
+(
+  ./scripts/install-deps.sh run
+  browser_lock=$(sha256sum tests/browser/package-lock.json | cut -d' ' -f1)
+  browser_stamp=tests/browser/node_modules/.package-lock.sha256
+  if [ "$(cat "$browser_stamp" 2>/dev/null)" != "$browser_lock" ]; then
+    (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)
+    echo "$browser_lock" > "$browser_stamp"
+  fi
+) > "$peers_log" 2>&1 &
+peers=$!
 
 build_dir=${IRONHOLD_TEST_BUILD_DIR:-build-test}
 jobs=${IRONHOLD_JOBS:-$(nproc)}
@@ -22,6 +29,13 @@ cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DIRONHOLD_SANITIZE
   -DIRONHOLD_UNITY_BUILD=ON
 cmake --build "$build_dir" -j "$jobs"
 echo "test.sh: build took $(( $(date +%s) - started )) s" >&2
+if ! wait "$peers"; then
+  cat "$peers_log" >&2
+  echo "test.sh: installing the tests' packages failed (above)" >&2
+  exit 1
+fi
+cat "$peers_log" >&2
+rm -f "$peers_log"
 
 # Leaks in libpq/OpenSSL's process-lifetime caches are not ours; real leaks still fail.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=0}

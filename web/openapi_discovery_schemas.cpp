@@ -3,6 +3,7 @@
 
 #include "inventory/discovery/address_range.hpp"
 #include "inventory/discovery/discovery_request.hpp"
+#include "inventory/util/concat.hpp"
 #include "web/openapi_types.hpp"
 
 namespace ironhold::web::openapi {
@@ -24,10 +25,11 @@ json request_schema() {
        {{"addresses",
          {{"type", "string"},
           {"description",
-           "one address (10.0.0.5), an inclusive range (10.0.0.1-10.0.0.40) or a CIDR block "
-           "(10.0.0.0/26; an IPv4 block leaves out its network and broadcast addresses); IPv4 "
-           "or IPv6; at most " +
-               std::to_string(discovery::max_addresses) + " addresses"}}},
+           util::concat(
+               "one address (10.0.0.5), an inclusive range (10.0.0.1-10.0.0.40) or a CIDR block "
+               "(10.0.0.0/26; an IPv4 block leaves out its network and broadcast addresses); "
+               "IPv4 or IPv6; at most ",
+               std::to_string(discovery::max_addresses), " addresses")}}},
         {"ports",
          {{"type", "array"},
           {"minItems", 1},

@@ -7,6 +7,7 @@
 #include "app/cli/subcommands.hpp"
 #include "app/cli/table.hpp"
 #include "app/cli/task_wait.hpp"
+#include "inventory/util/concat.hpp"
 
 namespace ironhold::cli {
 // Named, not anonymous: the unity build compiles this file with the other commands', whose
@@ -23,7 +24,7 @@ int list(const Args& a) {
   std::string query;
   for (const char* name : {"actor", "target", "action", "since", "until"})
     if (auto v = a.get(name))
-      query += (query.empty() ? "?" : "&") + std::string(name) + "=" + url_encode(*v);
+      query += util::concat(query.empty() ? "?" : "&", name, "=", url_encode(*v));
   const std::size_t want = item_limit(a, 100);
   std::string base = "/api/v1/audit";
   if (auto node = a.get("node")) {

@@ -11,6 +11,7 @@
 #include "app/cli/task_wait.hpp"
 #include "inventory/crypto/primitives.hpp"
 #include "inventory/crypto/sha256_stream.hpp"
+#include "inventory/util/concat.hpp"
 
 namespace ironhold::cli {
 // Named, not anonymous: the unity build compiles this file with the other commands', whose
@@ -22,7 +23,7 @@ using nlohmann::json;
 std::string export_query(const Args& a) {
   std::string q = node::selector_query(a);
   auto add = [&q](std::string_view key, const std::string& value) {
-    q += (q.empty() ? "?" : "&") + std::string(key) + "=" + url_encode(value);
+    q += util::concat(q.empty() ? "?" : "&", key, "=", url_encode(value));
   };
   if (auto v = a.get("as-of")) add("as_of", *v);
   const std::string format = a.get("format").value_or("csv");

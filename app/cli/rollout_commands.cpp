@@ -70,7 +70,8 @@ std::string show_text(const json& r) {
                      n.value("canary", false) ? "canary" : field_text(n, "batch"),
                      field_text(n, "state"), field_text(n, "from_version"),
                      field_text(n, "task_id"), field_text(n, "error")});
-    out += "\n" + nodes.render();
+    out += '\n';
+    out += nodes.render();
   }
   return out;
 }

@@ -14,7 +14,9 @@
 #include "app/server/database_target.hpp"
 #include "app/server/demo_fleet.hpp"
 #include "app/server/service_host.hpp"
+#include "app/server/url_host.hpp"
 #include "inventory/model/pxe_image.hpp"
+#include "inventory/util/concat.hpp"
 #include "inventory/util/log.hpp"
 #include "web/tls_context.hpp"
 
@@ -183,11 +185,10 @@ std::string local_base_url(const ServiceConfig& config) {
   if (!config.advertise_url.empty()) return config.advertise_url;
   const auto endpoint = web::parse_listen_address(config.listen);
   const auto address = endpoint.address();
-  std::string host =
-      address.is_unspecified()
-          ? (address.is_v6() ? std::string("[::1]") : std::string("127.0.0.1"))
-          : (address.is_v6() ? "[" + address.to_string() + "]" : address.to_string());
-  return "http://" + host + ":" + std::to_string(endpoint.port());
+  std::string host = address.is_unspecified()
+                         ? (address.is_v6() ? std::string("[::1]") : std::string("127.0.0.1"))
+                         : url_host(address);
+  return util::concat("http://", host, ":", std::to_string(endpoint.port()));
 }
 
 // The demo's simulated servers are told where to reach the service before it listens (their PXE
@@ -203,9 +204,7 @@ std::optional<boost::asio::ip::tcp::socket> choose_demo_port(boost::asio::io_con
   holder.set_option(boost::asio::socket_base::reuse_address(true));
   holder.bind(endpoint);
   endpoint.port(holder.local_endpoint().port());
-  const std::string host = endpoint.address().is_v6() ? "[" + endpoint.address().to_string() + "]"
-                                                      : endpoint.address().to_string();
-  config.listen = host + ":" + std::to_string(endpoint.port());
+  config.listen = util::concat(url_host(endpoint.address()), ":", std::to_string(endpoint.port()));
   return holder;
 }
 
@@ -325,8 +324,7 @@ int serve_with(const cli::Args& args, bool demo) {
   const auto endpoint = host.start();
   demo_port_holder.reset();
   const auto address_and_port = [](const boost::asio::ip::tcp::endpoint& e) {
-    return (e.address().is_v6() ? "[" + e.address().to_string() + "]" : e.address().to_string()) +
-           ":" + std::to_string(e.port());
+    return util::concat(url_host(e.address()), ":", std::to_string(e.port()));
   };
   const std::string url =
       std::string(config.server.tls ? "https://" : "http://") + address_and_port(endpoint);

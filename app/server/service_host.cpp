@@ -6,10 +6,12 @@
 
 #include "app/server/curl_webhook_sender.hpp"
 #include "app/server/heap.hpp"
+#include "app/server/url_host.hpp"
 #include "cloudapi/bcc/bcc_driver.hpp"
 #include "cloudapi/ec2/ec2_driver.hpp"
 #include "cloudapi/openstack/openstack_driver.hpp"
 #include "inventory/crypto/primitives.hpp"
+#include "inventory/util/concat.hpp"
 #include "inventory/util/lease_owner.hpp"
 #include "inventory/util/log.hpp"
 
@@ -204,10 +206,8 @@ boost::asio::ip::tcp::endpoint ServiceHost::start() {
 void ServiceHost::advertise(const boost::asio::ip::tcp::endpoint& bound) {
   std::string url = config_.advertise_url;
   if (url.empty() && !bound.address().is_unspecified()) {
-    const std::string host = bound.address().is_v6() ? "[" + bound.address().to_string() + "]"
-                                                     : bound.address().to_string();
-    url = std::string(config_.server.tls ? "https://" : "http://") + host + ":" +
-          std::to_string(bound.port());
+    url = util::concat(config_.server.tls ? "https://" : "http://", url_host(bound.address()), ":",
+                       std::to_string(bound.port()));
   }
   services_->advertise_url = url;
   if (alert_engine_) alert_engine_->set_external_url(url);

@@ -6,6 +6,8 @@
 #include <iostream>
 
 #include "app/cli/args.hpp"
+#include "app/server/url_host.hpp"
+#include "inventory/util/concat.hpp"
 #include "inventory/util/log.hpp"
 
 namespace ironhold::app {
@@ -21,9 +23,7 @@ unsigned long long parse_bounded(const std::string& text, const std::string& opt
 }
 
 std::string http_origin(const boost::asio::ip::tcp::endpoint& bound) {
-  const std::string address = bound.address().to_string();
-  const std::string host = bound.address().is_v6() ? "[" + address + "]" : address;
-  return "http://" + host + ":" + std::to_string(bound.port());
+  return util::concat("http://", url_host(bound.address()), ":", std::to_string(bound.port()));
 }
 
 int print_and_serve(boost::asio::io_context& io, const nlohmann::json& line,

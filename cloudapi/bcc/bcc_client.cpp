@@ -186,7 +186,10 @@ http::HttpRequest BccClient::build_request(const BccAccess& access, const BccCal
   request.method = call.method;
   request.url = access.base_url.substr(0, access.base_url.size() - access.base_path.size()) +
                 bce_canonical_uri(to_sign.path);
-  if (!call.params.empty()) request.url += "?" + bcc_query_string(call.params);
+  if (!call.params.empty()) {
+    request.url += '?';  // appended, not "?" + ...: GCC 12 warns falsely on that (util/concat.hpp)
+    request.url += bcc_query_string(call.params);
+  }
   request.headers = to_sign.headers;
   request.headers.emplace_back("Authorization", signature.authorization);
   request.body = call.body;

@@ -114,7 +114,8 @@ std::string read_part_headers(std::string_view headers, std::size_t number, Form
     headers = end == std::string_view::npos ? std::string_view() : headers.substr(end + 2);
     if (line.empty()) continue;
     if (is_lwsp(line.front()) && !fields.empty()) {  // an old-style folded continuation
-      fields.back().second += " " + std::string(trim_lwsp(line));
+      fields.back().second += ' ';  // appended: GCC 12 warns falsely on " " + ... (util/concat.hpp)
+      fields.back().second += trim_lwsp(line);
       continue;
     }
     const std::size_t colon = line.find(':');

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "inventory/crypto/primitives.hpp"
+#include "inventory/util/concat.hpp"
 #include "tests/app/cli_run.hpp"
 #include "tests/support/server/http_client.hpp"
 #include "tests/support/server/test_server.hpp"
@@ -40,12 +41,13 @@ struct Setup {
 
   Setup() {
     for (int i = 1; i <= 3; ++i) {
-      const auto res = http_send(server.port(), "POST", "/api/v1/nodes",
-                                 {{"name", "gpu-0" + std::to_string(i)},
-                                  {"driver", "redfish"},
-                                  {"endpoint", "https://127.0.0.2:" + std::to_string(2000 + i)},
-                                  {"credentials", {{"username", "u"}, {"password", "p"}}}},
-                                 admin);
+      const auto res =
+          http_send(server.port(), "POST", "/api/v1/nodes",
+                    {{"name", util::concat("gpu-0", std::to_string(i))},
+                     {"driver", "redfish"},
+                     {"endpoint", util::concat("https://127.0.0.2:", std::to_string(2000 + i))},
+                     {"credentials", {{"username", "u"}, {"password", "p"}}}},
+                    admin);
       REQUIRE(res.status == 201);
     }
   }

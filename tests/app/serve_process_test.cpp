@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "inventory/db/embedded_cluster.hpp"
+#include "inventory/util/concat.hpp"
 #include "inventory/util/process.hpp"
 #include "tests/app/ironhold_process.hpp"
 #include "tests/support/server/child_process.hpp"
@@ -31,7 +32,7 @@ IronholdProcess start_serve(const fs::path& data_dir, const fs::path& log_file) 
 std::string create_token(const fs::path& data_dir) {
   auto r = ironhold::util::run_process(
       IRONHOLD_BINARY, {"token", "create", "--data-dir", data_dir.string(), "--role", "admin",
-                        "--name", "t" + std::to_string(::getpid())});
+                        "--name", ironhold::util::concat("t", std::to_string(::getpid()))});
   INFO(r.err);
   REQUIRE(r.ok());
   // The token alone on stdout, once.

@@ -46,9 +46,27 @@ class Completion {
   executor_type executor_;
 };
 
-class PlainStream final : public ByteStream {
+// The reads and writes, the same for both kinds of stream: handed to the stream underneath.
+template <class Stream>
+class StreamOf : public ByteStream {
+ protected:
+  template <class... Args>
+  explicit StreamOf(Args&&... args) : stream_(std::forward<Args>(args)...) {}
+
+  void start_read_some(const BufferList<asio::mutable_buffer>& buffers,
+                       IoHandler handler) override {
+    stream_.async_read_some(buffers, Completion(std::move(handler), get_executor()));
+  }
+  void start_write_some(const BufferList<asio::const_buffer>& buffers, IoHandler handler) override {
+    stream_.async_write_some(buffers, Completion(std::move(handler), get_executor()));
+  }
+
+  Stream stream_;
+};
+
+class PlainStream final : public StreamOf<beast::tcp_stream> {
  public:
-  explicit PlainStream(beast::tcp_stream stream) : stream_(std::move(stream)) {}
+  explicit PlainStream(beast::tcp_stream stream) : StreamOf(std::move(stream)) {}
 
   beast::tcp_stream& lowest() override { return stream_; }
   bool secure() const override { return false; }
@@ -58,24 +76,12 @@ class PlainStream final : public ByteStream {
   asio::awaitable<boost::system::error_code> shutdown() override {
     co_return boost::system::error_code{};
   }
-
- protected:
-  void start_read_some(const BufferList<asio::mutable_buffer>& buffers,
-                       IoHandler handler) override {
-    stream_.async_read_some(buffers, Completion(std::move(handler), get_executor()));
-  }
-  void start_write_some(const BufferList<asio::const_buffer>& buffers, IoHandler handler) override {
-    stream_.async_write_some(buffers, Completion(std::move(handler), get_executor()));
-  }
-
- private:
-  beast::tcp_stream stream_;
 };
 
-class TlsStream final : public ByteStream {
+class TlsStream final : public StreamOf<beast::ssl_stream<beast::tcp_stream>> {
  public:
   TlsStream(beast::tcp_stream stream, asio::ssl::context& context)
-      : stream_(std::move(stream), context) {}
+      : StreamOf(std::move(stream), context) {}
 
   beast::tcp_stream& lowest() override { return beast::get_lowest_layer(stream_); }
   bool secure() const override { return true; }
@@ -96,18 +102,6 @@ class TlsStream final : public ByteStream {
     auto [ec] = co_await stream_.async_shutdown(as_tuple_awaitable);
     co_return ec;
   }
-
- protected:
-  void start_read_some(const BufferList<asio::mutable_buffer>& buffers,
-                       IoHandler handler) override {
-    stream_.async_read_some(buffers, Completion(std::move(handler), get_executor()));
-  }
-  void start_write_some(const BufferList<asio::const_buffer>& buffers, IoHandler handler) override {
-    stream_.async_write_some(buffers, Completion(std::move(handler), get_executor()));
-  }
-
- private:
-  beast::ssl_stream<beast::tcp_stream> stream_;
 };
 
 }  // namespace

@@ -1,0 +1,17 @@
+#pragma once
+// An address as the host part of a URL or of a listen address: IPv6 in brackets.
+#include <boost/asio/ip/address.hpp>
+#include <string>
+
+#include "inventory/util/concat.hpp"
+
+namespace ironhold::app {
+
+// Joined by util::concat: `"[" + address.to_string() + "]"`, written at each place that needed it,
+// made GCC 12 warn falsely in the optimized builds (inventory/util/concat.hpp says why).
+inline std::string url_host(const boost::asio::ip::address& address) {
+  const std::string text = address.to_string();
+  return address.is_v6() ? util::concat("[", text, "]") : text;
+}
+
+}  // namespace ironhold::app
