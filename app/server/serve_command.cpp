@@ -204,7 +204,7 @@ std::optional<boost::asio::ip::tcp::socket> choose_demo_port(boost::asio::io_con
   holder.set_option(boost::asio::socket_base::reuse_address(true));
   holder.bind(endpoint);
   endpoint.port(holder.local_endpoint().port());
-  config.listen = util::concat(url_host(endpoint.address()), ":", std::to_string(endpoint.port()));
+  config.listen = host_port(endpoint);
   return holder;
 }
 
@@ -323,15 +323,12 @@ int serve_with(const cli::Args& args, bool demo) {
   if (demo) seed_demo_fleet(host, *demo_fleet);
   const auto endpoint = host.start();
   demo_port_holder.reset();
-  const auto address_and_port = [](const boost::asio::ip::tcp::endpoint& e) {
-    return util::concat(url_host(e.address()), ":", std::to_string(e.port()));
-  };
   const std::string url =
-      std::string(config.server.tls ? "https://" : "http://") + address_and_port(endpoint);
+      util::concat(config.server.tls ? "https://" : "http://", host_port(endpoint));
   nlohmann::json listening = {
       {"url", url}, {"embedded_database", target.embedded()}, {"instance", host.instance_name()}};
   if (const auto redirect = host.redirect_endpoint())  // the port bound, when asked for port 0
-    listening["http_redirect"] = "http://" + address_and_port(*redirect);
+    listening["http_redirect"] = util::concat("http://", host_port(*redirect));
   log::info("listening", listening);
   if (demo) {
     const auto token = create_demo_token(host);

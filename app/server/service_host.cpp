@@ -206,8 +206,7 @@ boost::asio::ip::tcp::endpoint ServiceHost::start() {
 void ServiceHost::advertise(const boost::asio::ip::tcp::endpoint& bound) {
   std::string url = config_.advertise_url;
   if (url.empty() && !bound.address().is_unspecified()) {
-    url = util::concat(config_.server.tls ? "https://" : "http://", url_host(bound.address()), ":",
-                       std::to_string(bound.port()));
+    url = util::concat(config_.server.tls ? "https://" : "http://", host_port(bound));
   }
   services_->advertise_url = url;
   if (alert_engine_) alert_engine_->set_external_url(url);

@@ -23,7 +23,7 @@ unsigned long long parse_bounded(const std::string& text, const std::string& opt
 }
 
 std::string http_origin(const boost::asio::ip::tcp::endpoint& bound) {
-  return util::concat("http://", url_host(bound.address()), ":", std::to_string(bound.port()));
+  return util::concat("http://", host_port(bound));
 }
 
 int print_and_serve(boost::asio::io_context& io, const nlohmann::json& line,
