@@ -6,6 +6,7 @@
 
 #include "app/cli/audit_commands.hpp"
 #include "app/cli/export_commands.hpp"
+#include "app/cli/gpu_model_commands.hpp"
 #include "app/cli/node_commands.hpp"
 #include "app/cli/task_commands.hpp"
 #include "app/server/commands.hpp"
@@ -37,6 +38,7 @@ constexpr const char* usage =
     "  bulk         one action on every node a selector matches\n"
     "  firmware     firmware images and updates of owned servers\n"
     "  rollout      staged firmware rollouts (canary, batches, health gate)\n"
+    "  gpu-model    the GPU catalogue: canonical models, aliases, unmapped names\n"
     "  task         show, list or cancel tasks\n"
     "  audit        list audit entries, or verify the audit chain\n"
     "  export       export asset or firmware records, now or as of a date\n"
@@ -83,6 +85,7 @@ int main(int argc, char** argv) {
   if (command == "bulk") return ironhold::cli::run_bulk_command(rest);
   if (command == "firmware") return ironhold::cli::run_firmware_command(rest);
   if (command == "rollout") return ironhold::cli::run_rollout_command(rest);
+  if (command == "gpu-model") return ironhold::cli::run_gpu_model_command(rest);
   std::cerr << "ironhold: unknown command \"" << command << "\"\n\n" << usage;
   return 2;
 }

@@ -24,7 +24,14 @@ json hardware_summary_schema() {
             {"cpu_model", nullable("string")},
             {"gpu_count",
              {{"type", "integer"}, {"description", "present GPUs of the System's Processors"}}},
-            {"gpu_model", nullable("string")},
+            {"gpu_model",
+             {{"type", {"string", "null"}},
+              {"description",
+               "the GPU catalogue's canonical model (GET /api/v1/gpu-models); the driver's own "
+               "name where no alias maps it"}}},
+            {"gpu_model_raw",
+             {{"type", {"string", "null"}},
+              {"description", "the GPU's name as the BMC or the provider gave it"}}},
             {"memory_gib", nullable("number")},
             {"drive_count", {{"type", "integer"}}},
             {"drive_capacity_gb", nullable("number")}}}};

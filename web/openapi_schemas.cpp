@@ -143,7 +143,16 @@ json component_schemas() {
                     {"driver", counts()},
                     {"lifecycle", counts()},
                     {"gpu_model", counts()},
-                    {"gpus", counts()}}}};
+                    {"gpus", counts()},
+                    {"gpu_models",
+                     {{"type", "object"},
+                      {"description",
+                       "per canonical GPU model (the GPU catalogue's name): nodes and GPUs, "
+                       "split by source (bmc: owned servers, cloud: rented instances), with the "
+                       "catalogue's vendor, family, "
+                       "model, memory_gib and form_factor; mapped: false for a raw name no "
+                       "alias maps"},
+                      {"additionalProperties", {{"type", "object"}}}}}}}};
   json token = {
       {"type", "object"},
       {"properties",

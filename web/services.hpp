@@ -15,6 +15,7 @@
 #include "inventory/db/event_subscription_store.hpp"
 #include "inventory/db/export_store.hpp"
 #include "inventory/db/firmware_image_store.hpp"
+#include "inventory/db/gpu_catalogue_store.hpp"
 #include "inventory/db/hardware_store.hpp"
 #include "inventory/db/lifecycle_store.hpp"
 #include "inventory/db/node_store.hpp"
@@ -97,6 +98,8 @@ struct Services {
   // This service's subscriptions on the BMCs' EventServices, and the events they post (null:
   // 503).
   db::EventSubscriptionStore* event_subscriptions = nullptr;
+  // The GPU catalogue: canonical models and their aliases (null: 503).
+  db::GpuCatalogueStore* gpu_catalogue = nullptr;
 
   // Runs fn() on the blocking pool (see on_pool).
   template <class Fn>

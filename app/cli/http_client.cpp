@@ -234,6 +234,9 @@ nlohmann::json HttpClient::post(std::string_view target, const nlohmann::json& b
 nlohmann::json HttpClient::patch(std::string_view target, const nlohmann::json& body) {
   return call("PATCH", target, &body);
 }
+nlohmann::json HttpClient::put(std::string_view target, const nlohmann::json& body) {
+  return call("PUT", target, &body);
+}
 nlohmann::json HttpClient::del(std::string_view target) {
   return call("DELETE", target, nullptr);
 }

@@ -69,6 +69,7 @@ class HttpClient {
   nlohmann::json get(std::string_view target);
   nlohmann::json post(std::string_view target, const nlohmann::json& body);
   nlohmann::json patch(std::string_view target, const nlohmann::json& body);
+  nlohmann::json put(std::string_view target, const nlohmann::json& body);
   nlohmann::json del(std::string_view target);
   // POSTs the bytes of the file at `path` as application/octet-stream, read from disk as curl
   // sends them (an image of gigabytes is never held whole), with `headers` ("Name: value") added.

@@ -233,6 +233,20 @@ void seed_demo_fleet(ServiceHost& host, const DemoFleet& fleet) {
       ++moved;
     }
   }
+  // The simulated clouds' own flavors and specs, mapped as a site's admin would map theirs (the
+  // seeded catalogue knows only public instance types and unambiguous GPU names).
+  const std::pair<const char*, const char*> flavors[] = {{"g1.h100x8", "NVIDIA H100 SXM5 80GB"},
+                                                         {"g1.a100x8", "NVIDIA A100 SXM4 80GB"},
+                                                         {"bcc.lgn5.*", "NVIDIA A100 SXM4 80GB"},
+                                                         {"bcc.lgn7.*", "NVIDIA H20 SXM 96GB"}};
+  for (const auto& [flavor, model] : flavors) {
+    try {
+      host.gpu_catalogue().add_alias(model, {"instance_type", flavor}, "demo");
+    } catch (const Error& e) {
+      // An admin of this demo moved the alias elsewhere, or removed the model: theirs to keep.
+      if (e.kind() != ErrorKind::conflict && e.kind() != ErrorKind::not_found) throw;
+    }
+  }
   log::info("demo fleet ready", {{"enrolled_now", enrolled}, {"endpoints_updated", moved}});
 }
 

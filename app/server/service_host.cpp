@@ -129,6 +129,8 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
   }
   event_subscriptions_ = std::make_unique<db::EventSubscriptionStore>(*database_, box_);
   services_->event_subscriptions = event_subscriptions_.get();
+  gpu_catalogue_ = std::make_unique<db::GpuCatalogueStore>(*database_);
+  services_->gpu_catalogue = gpu_catalogue_.get();
   if (config.event_subscriptions_enabled) {
     // Redfish only: IPMI has no subscriptions (its SEL is polled).
     std::map<std::string, NodeDriver*> drivers{{"redfish", redfish_.get()}};

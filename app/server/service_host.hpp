@@ -142,6 +142,7 @@ class ServiceHost {
   db::PollStore& polls() { return *polls_; }
   db::HardwareStore& hardware() { return *hardware_; }
   db::CloudAccountStore& cloud_accounts() { return *cloud_accounts_; }
+  db::GpuCatalogueStore& gpu_catalogue() { return *gpu_catalogue_; }
   // Null when the cloud sync is disabled.
   CloudSync* cloud_sync() { return cloud_sync_.get(); }
   // Null when the poller is disabled.
@@ -207,6 +208,7 @@ class ServiceHost {
   std::unique_ptr<alerts::WebhookSender> webhook_sender_;
   std::unique_ptr<alerts::AlertEngine> alert_engine_;
   std::unique_ptr<db::EventSubscriptionStore> event_subscriptions_;
+  std::unique_ptr<db::GpuCatalogueStore> gpu_catalogue_;
   std::unique_ptr<events::EventSubscriber> event_subscriber_;
   std::unique_ptr<web::Services> services_;
   std::unique_ptr<web::Api> api_;

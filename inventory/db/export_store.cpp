@@ -21,7 +21,7 @@ struct Column {
   std::string_view json;
 };
 
-constexpr std::array<Column, 30> kAssetColumns = {{
+constexpr std::array<Column, 31> kAssetColumns = {{
     {"id", "n.id::text", "to_jsonb(n.id)"},
     {"name", "n.name", "to_jsonb(n.name)"},
     {"source", "n.source", "to_jsonb(n.source)"},
@@ -41,6 +41,7 @@ constexpr std::array<Column, 30> kAssetColumns = {{
     {"cpu_model", "n.hardware ->> 'cpu_model'", "n.hardware -> 'cpu_model'"},
     {"gpu_count", "n.hardware ->> 'gpu_count'", "n.hardware -> 'gpu_count'"},
     {"gpu_model", "n.hardware ->> 'gpu_model'", "n.hardware -> 'gpu_model'"},
+    {"gpu_model_raw", "n.hardware ->> 'gpu_model_raw'", "n.hardware -> 'gpu_model_raw'"},
     {"memory_gib", "n.hardware ->> 'memory_gib'", "n.hardware -> 'memory_gib'"},
     {"drive_count", "n.hardware ->> 'drive_count'", "n.hardware -> 'drive_count'"},
     {"lifecycle", "n.lifecycle", "to_jsonb(n.lifecycle)"},

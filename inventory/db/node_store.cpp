@@ -266,6 +266,43 @@ json NodeStore::summary(const NodeFilter& filter) {
       }
       if (!grouped) out["total"] = count;
     }
+    // Per canonical GPU model, owned and rented side by side, with what the catalogue says of it
+    // (a model the catalogue does not know, a raw name, has "mapped": false).
+    out["gpu_models"] = json::object();
+    const auto models = tx.exec_params(
+        "SELECT gpu.model, n.source, count(*), coalesce(sum(gpu.count), 0)::bigint, "
+        "       m.name IS NOT NULL, m.vendor, m.family, m.model, m.memory_gib::float8, "
+        "       m.form_factor "
+        "  FROM nodes n CROSS JOIN LATERAL (SELECT n.hardware ->> 'gpu_model' AS model, "
+        "    CASE WHEN jsonb_typeof(n.hardware -> 'gpu_count') = 'number' "
+        "      THEN (n.hardware ->> 'gpu_count')::numeric ELSE 0 END AS count) gpu "
+        "  LEFT JOIN gpu_models m ON m.name = gpu.model "
+        " WHERE gpu.model IS NOT NULL AND " +
+            where + " GROUP BY gpu.model, n.source, m.name",
+        pqxx::prepare::make_dynamic_params(params.values));
+    for (const auto& row : models) {
+      json& entry = out["gpu_models"][row[0].as<std::string>()];
+      if (entry.is_null()) {
+        const bool mapped = row[4].as<bool>();
+        const auto text = [&](int i) { return row[i].is_null() ? json() : json(row[i].c_str()); };
+        entry = {{"nodes", 0},
+                 {"gpus", 0},
+                 {"mapped", mapped},
+                 {"vendor", text(5)},
+                 {"family", text(6)},
+                 {"model", text(7)},
+                 {"memory_gib", row[8].is_null() ? json() : json(row[8].as<double>())},
+                 {"form_factor", text(9)},
+                 {"source", json::object()}};
+        for (auto source : enum_names<Source>())
+          entry["source"][std::string(source)] = {{"nodes", 0}, {"gpus", 0}};
+      }
+      const auto nodes = row[2].as<long long>();
+      const auto gpus = row[3].as<long long>();
+      entry["nodes"] = entry["nodes"].get<long long>() + nodes;
+      entry["gpus"] = entry["gpus"].get<long long>() + gpus;
+      entry["source"][row[1].as<std::string>()] = {{"nodes", nodes}, {"gpus", gpus}};
+    }
   });
   return out;
 }

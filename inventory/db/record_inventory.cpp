@@ -250,13 +250,17 @@ void record_inventory(pqxx::transaction_base& tx, PolledFamily& family,
     if (!node) continue;
     const bool announce = family.inspected_before;
     const auto& id = system.identity;
+    // The driver's GPU name goes in as the raw name; the nodes_canonical_gpu trigger resolves
+    // gpu_model through the GPU catalogue.
+    HardwareSummary summary = system.summary;
+    summary.gpu_model_raw = summary.gpu_model;
     tx.exec_params(
         "UPDATE nodes SET manufacturer = $2, model = $3, serial = $4, asset_tag = coalesce($5, "
         "asset_tag), "
         "       identity = $6::jsonb, hardware = $7::jsonb, system_id = coalesce(system_id, $8), "
         "       last_inspected = now(), updated_at = now() WHERE id = $1::uuid",
         node->id, opt(id.manufacturer), opt(id.model), opt(id.serial), opt(id.asset_tag),
-        db_json(identity_json(id, report.manager_firmware)), db_json(to_json(system.summary)),
+        db_json(identity_json(id, report.manager_firmware)), db_json(to_json(summary)),
         db_text(system.system_id));
     record_components(tx, *node, announce, system.components);
     record_firmware(tx, *node, announce, system.firmware);

@@ -43,6 +43,7 @@ nlohmann::json to_json(const HardwareSummary& s) {
           {"cpu_model", or_null(s.cpu_model)},
           {"gpu_count", s.gpu_count},
           {"gpu_model", or_null(s.gpu_model)},
+          {"gpu_model_raw", or_null(s.gpu_model_raw)},
           {"memory_gib", or_null(s.memory_gib)},
           {"drive_count", s.drive_count},
           {"drive_capacity_gb", or_null(s.drive_capacity_gb)}};

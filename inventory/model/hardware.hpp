@@ -36,10 +36,13 @@ struct SystemIdentity {
 
 // The summary the node carries as `hardware` (definitions in issue 3, "The hardware summary").
 struct HardwareSummary {
-  int cpu_count = 0;                        // present CPU sockets of the System's Processors
-  std::optional<std::string> cpu_model;     // the first CPU's model
-  int gpu_count = 0;                        // present GPUs of the System's Processors
-  std::optional<std::string> gpu_model;     // the first GPU's model
+  int cpu_count = 0;                     // present CPU sockets of the System's Processors
+  std::optional<std::string> cpu_model;  // the first CPU's model
+  int gpu_count = 0;                     // present GPUs of the System's Processors
+  std::optional<std::string> gpu_model;  // the first GPU's model
+  // What the driver said the GPU is. The database keeps it and turns gpu_model into the GPU
+  // catalogue's canonical name (migration 0024); a driver leaves it empty.
+  std::optional<std::string> gpu_model_raw;
   std::optional<double> memory_gib;         // TotalSystemMemoryGiB, else the sum of present modules
   int drive_count = 0;                      // present drives of the System's storage
   std::optional<double> drive_capacity_gb;  // their capacity in GB (10^9 bytes)

@@ -40,20 +40,35 @@ json all_nodes(unsigned short port, const std::string& token, const std::string&
 }
 
 // GPUs of the project's GPU-server mockup, counted from its files.
-int mockup_gpu_count() {
+// The GPU processors of the project's GPU-server mockup, read from its files: every System's
+// Processors members whose ProcessorType is GPU.
+std::vector<json> mockup_gpus() {
   const fs::path root = fs::path(IRONHOLD_SOURCE_DIR) / "mockups" / "hgx-gpu-server";
-  std::ifstream systems_file(root / "Systems" / "index.json");
-  const json systems = json::parse(systems_file);
-  const std::string system = systems["Members"][0]["@odata.id"];
   auto read = [&](const std::string& url) {
     std::ifstream in(root / url.substr(std::string("/redfish/v1/").size()) / "index.json");
     return json::parse(in);
   };
-  int gpus = 0;
-  const json processors = read(read(system)["Processors"]["@odata.id"]);
-  for (const auto& m : processors["Members"])
-    gpus += read(m["@odata.id"]).value("ProcessorType", "") == "GPU";
+  std::ifstream systems_file(root / "Systems" / "index.json");
+  const json systems = json::parse(systems_file);
+  std::vector<json> gpus;
+  for (const auto& system : systems["Members"]) {
+    const json document = read(system["@odata.id"]);
+    if (!document.contains("Processors")) continue;
+    const json processors = read(document["Processors"]["@odata.id"]);
+    for (const auto& m : processors["Members"]) {
+      json processor = read(m["@odata.id"]);
+      if (processor.value("ProcessorType", "") == "GPU") gpus.push_back(std::move(processor));
+    }
+  }
   return gpus;
+}
+
+int mockup_gpu_count() {
+  return static_cast<int>(mockup_gpus().size());
+}
+
+std::string mockup_gpu_model() {
+  return mockup_gpus().at(0).at("Model");
 }
 
 }  // namespace
@@ -114,11 +129,35 @@ TEST_CASE("the demo's simulated fleet fills the inventory and survives a kill -9
     }
     CHECK(providers == std::set<std::string>{"bcc", "ec2", "openstack"});
     CHECK(cloud.size() >= 15);
+    std::set<std::string> h100_models;  // what the H100 nodes, owned and rented, are counted as
+    int owned_h100 = 0, rented_h100 = 0;
     for (const auto& n : cloud) {
       first_run[n["name"].get<std::string>()] = {n["id"].get<std::string>(), std::string()};
       CHECK(n["hardware"]["gpu_count"].get<int>() > 0);
       CHECK(n["cloud_account_id"].is_string());
+      if (n["hardware"]["gpu_model_raw"].get<std::string>().find("H100") != std::string::npos) {
+        ++rented_h100;
+        h100_models.insert(n["hardware"]["gpu_model"].get<std::string>());
+      }
     }
+    for (const auto& n : nodes)
+      if (n["hardware"]["gpu_model_raw"] == mockup_gpu_model()) {
+        ++owned_h100;
+        h100_models.insert(n["hardware"]["gpu_model"].get<std::string>());
+      }
+    // One GPU catalogue: the owned HGX servers and the rented H100 instances are one row of the
+    // summary, split by source.
+    CHECK(owned_h100 == gpu_servers);
+    CHECK(rented_h100 >= 2);
+    REQUIRE(h100_models.size() == 1);
+    const json summary = http_get(demo.port, "/api/v1/nodes/summary", token).json();
+    const json& h100 = summary["gpu_models"][*h100_models.begin()];
+    INFO(summary.dump(2));
+    CHECK(h100["mapped"] == true);
+    CHECK(h100["source"]["bmc"]["nodes"] == owned_h100);
+    CHECK(h100["source"]["cloud"]["nodes"] == rented_h100);
+    for (const auto& [name, row] : summary["gpu_models"].items())
+      if (name != *h100_models.begin()) CHECK(name.find("H100") == std::string::npos);
     demo.process->signal(SIGKILL);
     REQUIRE(demo.process->wait(30s) == -SIGKILL);
   }

@@ -29,6 +29,7 @@ void register_all_routes(Api& api) {
   register_project_routes(api);
   register_alert_routes(api);
   register_redfish_event_routes(api);
+  register_gpu_model_routes(api);
 }
 
 }  // namespace ironhold::web

@@ -135,7 +135,16 @@ TEST_CASE("a sync enrolls every instance as a cloud node with its GPUs, image an
   CHECK(n.location.site == "us-east-1");
   CHECK(n.location.rack == "us-east-1a");
   CHECK(n.model == "p5.48xlarge");
-  CHECK(n.hardware["gpu_model"] == "NVIDIA H100");
+  // The provider's name stays as the raw name; gpu_model is what the GPU catalogue makes of it
+  // for this instance type.
+  CHECK(n.hardware["gpu_model_raw"] == "NVIDIA H100");
+  {
+    pqxx::connection c(f.database.owner_url());
+    pqxx::nontransaction tx(c);
+    CHECK(n.hardware["gpu_model"] ==
+          tx.exec1("SELECT resolve_gpu_model('NVIDIA H100', 'cloud', 'p5.48xlarge')")[0]
+              .as<std::string>());
+  }
   CHECK(n.hardware["gpu_count"] == 8);
   CHECK(n.hardware["cpu_count"] == 192);
   CHECK(n.identity["instance_type"] == "p5.48xlarge");

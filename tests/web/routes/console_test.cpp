@@ -257,13 +257,25 @@ TEST_CASE("the node summary counts nodes and GPUs per GPU model, as inspections 
   }
   server.host().polls().record(results, "console-test");
 
+  // The GPU catalogue's name for what an inspection found: the model whose name or GPU alias it
+  // is, else the raw name itself.
+  const json catalogue = http_get(port, "/api/v1/gpu-models", viewer).json();
+  auto canonical = [&catalogue](const std::string& raw) {
+    for (const auto& m : catalogue["items"]) {
+      if (m["name"] == raw) return raw;
+      for (const auto& a : m["aliases"])
+        if (a["kind"] == "gpu" && a["alias"] == raw) return m["name"].get<std::string>();
+    }
+    return raw;
+  };
   // What the plan says, per site filter ("" for all).
-  auto expected = [&plan](const std::string& site) {
+  auto expected = [&plan, &canonical](const std::string& site) {
     json models = json::object(), gpus = json::object();
     for (const auto& n : plan) {
       if (n.gpu_model.empty() || n.gpu_model == "-" || (!site.empty() && n.site != site)) continue;
-      models[n.gpu_model] = models.value(n.gpu_model, 0) + 1;
-      gpus[n.gpu_model] = gpus.value(n.gpu_model, 0) + n.gpu_count;
+      const std::string model = canonical(n.gpu_model);
+      models[model] = models.value(model, 0) + 1;
+      gpus[model] = gpus.value(model, 0) + n.gpu_count;
     }
     return std::pair{models, gpus};
   };
