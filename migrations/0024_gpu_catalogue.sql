@@ -135,6 +135,7 @@ INSERT INTO gpu_model_aliases (kind, alias, model) VALUES
   ('gpu', 'NVIDIA H200',                'NVIDIA H200 SXM 141GB'),
   ('gpu', 'NVIDIA H200 NVL',            'NVIDIA H200 NVL 141GB'),
   ('gpu', 'NVIDIA H100 80GB HBM3',      'NVIDIA H100 SXM5 80GB'),
+  ('gpu', 'H100 80GB HBM3',             'NVIDIA H100 SXM5 80GB'),  -- a DGX H100's HGX baseboard
   ('gpu', 'NVIDIA H100 PCIe',           'NVIDIA H100 PCIe 80GB'),
   ('gpu', 'NVIDIA H100 NVL',            'NVIDIA H100 NVL 94GB'),
   ('gpu', 'NVIDIA H800',                'NVIDIA H800 SXM5 80GB'),

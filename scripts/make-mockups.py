@@ -6,9 +6,15 @@ the DMTF "short form" layout (one index.json per URL under the folder that stand
 and the Redfish schemas. All values are invented by us: the vendor "Ironworks" does not exist.
 
 Choices worth knowing:
-- The GPUs are members of the System's Processors collection (ProcessorType "GPU"), so
-  gpu_count is 8. The NVSwitches are not Processors: they are Switches of an NVLink Fabric
-  (/redfish/v1/Fabrics/NVLink/Switches/NVSwitch_N), as HGX baseboards expose them.
+- The GPU server follows NVIDIA's HGX layout (tests/data/vendor-captures/nvidia-hgx/FACTS.md):
+  the host System (HGX_0) holds the CPUs and DIMMs; the GPU tray is a System of its own,
+  /redfish/v1/Systems/HGX_Baseboard_0, whose Processors are the GPUs GPU_SXM_1..8 (with
+  ProcessorMetrics, MemorySummary/MemoryMetrics and NVLink Ports with metrics) and whose Memory
+  is each GPU's HBM (GPU_SXM_n_DRAM_0 with MemoryMetrics and Oem.Nvidia row remapping). Each GPU
+  has a Chassis HGX_GPU_SXM_n with its temperature and power Sensors. The NVSwitches are Switches
+  of /redfish/v1/Fabrics/HGX_NVLinkFabric_0, with a Chassis HGX_NVSwitch_n each. Firmware items
+  are named as HGX names them (HGX_FW_GPU_SXM_n, HGX_FW_NVSwitch_n). The values are ours; the
+  GPU model string is what a real DGX H100 reports ("H100 80GB HBM3").
 - Sensors use the newer Sensor resources (Chassis/<id>/Sensors), with ThermalSubsystem/Fans and
   PowerSubsystem/PowerSupplies; there is no old-style Thermal/Power here.
 - No link dangles: tests/sim/mockups_test.cpp checks that every @odata.id resolves.
@@ -87,6 +93,95 @@ def plain_sensor(t, chassis, sid, name, reading_type, units, reading, context, r
     return t.add("%s/Sensors/%s" % (chassis, sid), "#Sensor.v1_7_0.Sensor", body)
 
 
+GPU_MODEL = "H100 80GB HBM3"  # what a DGX H100's HGX baseboard reports (the nvidia-hgx capture)
+GPU_VBIOS = "96.00.89.00.01"
+NVLINK_PORTS = 4  # a real H100 has 18; four keep the tree small and prove the sums
+
+
+def build_hgx_baseboard(t, spec, board, gpu_ids, switches):
+    chp = ROOT + "/Chassis/" + spec["chassis_id"]
+    sysp = ROOT + "/Systems/" + spec["system_id"]
+    t.add(board, "#ComputerSystem.v1_22_0.ComputerSystem", {
+        "Id": "HGX_Baseboard_0", "Name": "HGX Baseboard", "SystemType": "Physical",
+        "Manufacturer": "NVIDIA", "Model": "HGX H100 8-GPU", "SerialNumber": serial("1654923", spec["seed"]),
+        "PowerState": "On", "Status": {"State": "Enabled", "Health": "OK", "HealthRollup": "OK"},
+        "Processors": link(board + "/Processors"), "Memory": link(board + "/Memory")})
+    t.collection(board + "/Processors", "#ProcessorCollection.ProcessorCollection", "Processor Collection",
+                 [board + "/Processors/" + g for g in gpu_ids])
+    t.collection(board + "/Memory", "#MemoryCollection.MemoryCollection", "Memory Collection",
+                 [board + "/Memory/%s_DRAM_0" % g for g in gpu_ids])
+    for i, gpu in enumerate(gpu_ids):
+        n = i + 1
+        path = board + "/Processors/" + gpu
+        gch = ROOT + "/Chassis/HGX_" + gpu
+        dram = board + "/Memory/%s_DRAM_0" % gpu
+        uuid = "%08x-2cde-9ed1-b0a8-ef1964f3%04x" % (0x796fa900 + spec["seed"], n)
+        t.add(path, "#Processor.v1_18_0.Processor", {
+            "Id": gpu, "Name": "GPU SXM %d" % n, "ProcessorType": "GPU",
+            "Manufacturer": "NVIDIA", "Model": GPU_MODEL, "PartNumber": "2330-885-A1",
+            "SerialNumber": serial("165822", i + spec["seed"]), "UUID": uuid, "FirmwareVersion": GPU_VBIOS,
+            "MaxTDPWatts": 700, "Location": {"PartLocation": {"ServiceLabel": "SXM%d" % n, "LocationType": "Slot"}},
+            "SystemInterface": {"InterfaceType": "PCIe", "PCIe": {"LanesInUse": 16, "MaxLanes": 16,
+                                                                 "PCIeType": "Gen5", "MaxPCIeType": "Gen5"}},
+            "MemorySummary": {"TotalMemorySizeMiB": 81559, "ECCModeEnabled": True,
+                              "Metrics": link(path + "/MemorySummary/MemoryMetrics")},
+            "Metrics": link(path + "/ProcessorMetrics"), "Ports": link(path + "/Ports"),
+            "Status": ok(), "Links": {"Chassis": link(gch), "Memory": [link(dram)]}})
+        t.add(path + "/ProcessorMetrics", "#ProcessorMetrics.v1_6_1.ProcessorMetrics", {
+            "Id": "ProcessorMetrics", "Name": "GPU SXM %d Processor Metrics" % n,
+            "OperatingSpeedMHz": 1980, "BandwidthPercent": 0,
+            "PCIeErrors": {"CorrectableErrorCount": 0, "FatalErrorCount": 0, "NonFatalErrorCount": 0,
+                           "L0ToRecoveryCount": 0, "NAKReceivedCount": 0, "NAKSentCount": 0,
+                           "ReplayCount": 0, "ReplayRolloverCount": 0},
+            "CacheMetricsTotal": {"LifeTime": {"CorrectableECCErrorCount": 0, "UncorrectableECCErrorCount": 0}},
+            "Oem": {"Nvidia": {"@odata.type": "#NvidiaProcessorMetrics.v1_1_0.NvidiaProcessorMetrics",
+                               "ThrottleReasons": ["NA"]}}})
+        t.add(path + "/MemorySummary/MemoryMetrics", "#MemoryMetrics.v1_7_0.MemoryMetrics", {
+            "Id": "MemoryMetrics", "Name": "GPU SXM %d Memory Summary Metrics" % n,
+            "LifeTime": {"CorrectableECCErrorCount": 0, "UncorrectableECCErrorCount": 0}})
+        ports = [path + "/Ports/NVLink_%d" % k for k in range(NVLINK_PORTS)]
+        t.collection(path + "/Ports", "#PortCollection.PortCollection", "Port Collection", ports)
+        for k, port in enumerate(ports):
+            t.add(port, "#Port.v1_4_0.Port", {
+                "Id": "NVLink_%d" % k, "Name": "NVLink %d" % k, "PortProtocol": "NVLink",
+                "PortType": "DownstreamPort", "LinkStatus": "LinkUp", "LinkState": "Enabled",
+                "CurrentSpeedGbps": 212.496, "MaxSpeedGbps": 212.496, "Status": ok(),
+                "Metrics": link(port + "/Metrics")})
+            t.add(port + "/Metrics", "#PortMetrics.v1_3_0.PortMetrics", {
+                "Id": "Metrics", "Name": "NVLink %d Metrics" % k, "RXBytes": 0, "TXBytes": 0,
+                "Oem": {"Nvidia": {"@odata.type": "#NvidiaPortMetrics.v1_0_0.NvidiaPortMetrics",
+                                   "NVLinkErrors": {"DataCRCCount": 0, "FlitCRCCount": 0, "RecoveryCount": 0,
+                                                    "ReplayCount": 0, "RuntimeError": False,
+                                                    "TrainingError": False}}}})
+        t.add(dram, "#Memory.v1_17_0.Memory", {
+            "Id": "%s_DRAM_0" % gpu, "Name": "GPU SXM %d HBM" % n, "MemoryType": "DRAM",
+            "MemoryDeviceType": "HBM3", "CapacityMiB": 81559, "ErrorCorrection": "SingleBitECC",
+            "Status": ok(), "Metrics": link(dram + "/MemoryMetrics"),
+            "Oem": {"Nvidia": {"@odata.type": "#NvidiaMemory.v1_0_0.NvidiaMemory",
+                               "RowRemappingFailed": False, "RowRemappingPending": False}},
+            "Links": {"Processors": [link(path)]}})
+        t.add(dram + "/MemoryMetrics", "#MemoryMetrics.v1_7_0.MemoryMetrics", {
+            "Id": "MemoryMetrics", "Name": "GPU SXM %d HBM Metrics" % n,
+            "LifeTime": {"CorrectableECCErrorCount": 0, "UncorrectableECCErrorCount": 0},
+            "Oem": {"Nvidia": {"@odata.type": "#NvidiaMemoryMetrics.v1_2_0.NvidiaGPUMemoryMetrics",
+                               "RowRemapping": {"CorrectableRowRemappingCount": 0,
+                                                "UncorrectableRowRemappingCount": 0}}}})
+        t.add(gch, "#Chassis.v1_23_0.Chassis", {
+            "Id": "HGX_" + gpu, "Name": "HGX GPU SXM %d" % n, "ChassisType": "Module",
+            "Manufacturer": "NVIDIA", "Model": GPU_MODEL, "SerialNumber": serial("165822", i + spec["seed"]),
+            "PartNumber": "2330-885-A1", "UUID": uuid, "Status": ok(), "Sensors": link(gch + "/Sensors"),
+            "Links": {"ComputerSystems": [link(board)], "ContainedBy": link(chp),
+                      "Processors": [link(path)]}})
+        sensors = [
+            temp_sensor(t, gch, "HGX_%s_TEMP_0" % gpu, "GPU SXM %d Temperature" % n, 38 + i % 4, 85, 92,
+                        "GPU", path),
+            plain_sensor(t, gch, "HGX_%s_Power_0" % gpu, "GPU SXM %d Power" % n, "Power", "W", 90 + 7 * i,
+                         "GPU", path),
+        ]
+        t.collection(gch + "/Sensors", "#SensorCollection.SensorCollection", "Sensor Collection",
+                     [s["@odata.id"] for s in sensors])
+
+
 def build(spec):
     t = Tree()
     sysp = ROOT + "/Systems/" + spec["system_id"]
@@ -137,7 +232,8 @@ def build(spec):
     cpus = ["CPU_0", "CPU_1"]
     gpu_ids = ["GPU_SXM_%d" % i for i in range(1, gpus + 1)]
     t.collection(ROOT + "/Systems", "#ComputerSystemCollection.ComputerSystemCollection",
-                 "Computer System Collection", [sysp])
+                 "Computer System Collection",
+                 [sysp] + ([ROOT + "/Systems/HGX_Baseboard_0"] if gpus else []))
     mem_total = spec["dimms"] * spec["dimm_gib"]
     t.add(sysp, "#ComputerSystem.v1_22_0.ComputerSystem", {
         "Id": spec["system_id"], "Name": spec["model"], "SystemType": "Physical",
@@ -167,8 +263,10 @@ def build(spec):
             "ResetType@Redfish.AllowableValues":
                 ["On", "ForceOff", "GracefulShutdown", "GracefulRestart", "ForceRestart", "PowerCycle", "Nmi"]}},
     })
+    board = ROOT + "/Systems/HGX_Baseboard_0"
+    gpu_path = {g: board + "/Processors/" + g for g in gpu_ids}
     t.collection(sysp + "/Processors", "#ProcessorCollection.ProcessorCollection", "Processor Collection",
-                 [sysp + "/Processors/" + p for p in cpus + gpu_ids])
+                 [sysp + "/Processors/" + p for p in cpus])
     for i, cpu in enumerate(cpus):
         t.add(sysp + "/Processors/" + cpu, "#Processor.v1_18_0.Processor", {
             "Id": cpu, "Name": "Processor %d" % i, "Socket": "CPU %d" % i, "ProcessorType": "CPU",
@@ -177,15 +275,8 @@ def build(spec):
             "TotalCores": spec["cores"], "TotalThreads": 2 * spec["cores"], "MaxSpeedMHz": spec["cpu_mhz"],
             "SerialNumber": serial("CPUX", i + spec["seed"]), "Status": ok(),
             "Links": {"Chassis": link(chp)}})
-    for i, gpu in enumerate(gpu_ids):
-        t.add(sysp + "/Processors/" + gpu, "#Processor.v1_18_0.Processor", {
-            "Id": gpu, "Name": "GPU SXM %d" % (i + 1), "ProcessorType": "GPU",
-            "Manufacturer": "NVIDIA", "Model": "NVIDIA H100 80GB HBM3", "PartNumber": "692-2G520-0200-000",
-            "SerialNumber": serial("165822", i + spec["seed"]), "FirmwareVersion": "96.00.74.00.1C",
-            "MaxTDPWatts": 700, "Location": {"PartLocation": {"ServiceLabel": "SXM%d" % (i + 1),
-                                                               "LocationType": "Slot"}},
-            "ProcessorMemory": [{"MemoryType": "HBM3", "CapacityMiB": 81559, "IntegratedMemory": True}],
-            "Status": ok(), "Links": {"Chassis": link(chp)}})
+    if gpus:
+        build_hgx_baseboard(t, spec, board, gpu_ids, switches)
 
     dimm_ids = ["DIMM_%s%d" % ("ABCDEFGHIJKLMNOP"[i // 2 % 16], i % 2 + (i // 32) * 2) for i in range(spec["dimms"])]
     t.collection(sysp + "/Memory", "#MemoryCollection.MemoryCollection", "Memory Module Collection",
@@ -242,7 +333,9 @@ def build(spec):
             "Created": created, "Message": msg, "SensorType": sensor, "EntryCode": code})
 
     # --- the Chassis: sensors, fans, power supplies
-    t.collection(ROOT + "/Chassis", "#ChassisCollection.ChassisCollection", "Chassis Collection", [chp])
+    t.collection(ROOT + "/Chassis", "#ChassisCollection.ChassisCollection", "Chassis Collection",
+                 [chp] + [ROOT + "/Chassis/HGX_GPU_SXM_%d" % (i + 1) for i in range(gpus)] +
+                 [ROOT + "/Chassis/HGX_NVSwitch_%d" % i for i in range(switches)])
     t.add(chp, "#Chassis.v1_23_0.Chassis", {
         "Id": spec["chassis_id"], "Name": spec["model"] + " chassis", "ChassisType": "RackMount",
         "Manufacturer": "Ironworks", "Model": spec["model"], "SerialNumber": spec["serial"] + "C",
@@ -257,11 +350,6 @@ def build(spec):
     for i, cpu in enumerate(cpus):
         sensors.append(temp_sensor(t, chp, cpu + "_Temp", "CPU %d Temperature" % i, 52 + 3 * i, 90, 100, "CPU",
                                    sysp + "/Processors/" + cpu))
-    for i, gpu in enumerate(gpu_ids):
-        sensors.append(temp_sensor(t, chp, gpu + "_Temp", "GPU SXM %d Temperature" % (i + 1), 38 + i % 4, 85, 92,
-                                   "GPU", sysp + "/Processors/" + gpu))
-        sensors.append(plain_sensor(t, chp, gpu + "_Power", "GPU SXM %d Power" % (i + 1), "Power", "W",
-                                    90 + 7 * i, "GPU", sysp + "/Processors/" + gpu))
     fans = ["Fan_%d" % i for i in range(1, spec["fans"] + 1)]
     for i, fan in enumerate(fans):
         sensors.append(plain_sensor(t, chp, fan, "Fan %d Speed" % (i + 1), "Rotational", "RPM",
@@ -301,18 +389,24 @@ def build(spec):
 
     # --- NVLink fabric: the NVSwitches, outside the System's Processors
     switch_ids = ["NVSwitch_%d" % i for i in range(switches)]
+    fab = ROOT + "/Fabrics/HGX_NVLinkFabric_0"
     if switches:
-        fab = ROOT + "/Fabrics/NVLink"
         t.collection(ROOT + "/Fabrics", "#FabricCollection.FabricCollection", "Fabric Collection", [fab])
-        t.add(fab, "#Fabric.v1_3_0.Fabric", {"Id": "NVLink", "Name": "NVLink Fabric", "FabricType": "NVLink",
-                                              "Status": ok(), "Switches": link(fab + "/Switches")})
+        t.add(fab, "#Fabric.v1_3_0.Fabric", {"Id": "HGX_NVLinkFabric_0", "Name": "NVLink Fabric",
+                                              "FabricType": "NVLink", "Status": ok(),
+                                              "Switches": link(fab + "/Switches")})
         t.collection(fab + "/Switches", "#SwitchCollection.SwitchCollection", "Switch Collection",
                      [fab + "/Switches/" + s for s in switch_ids])
         for i, sw in enumerate(switch_ids):
+            swc = ROOT + "/Chassis/HGX_" + sw
             t.add(fab + "/Switches/" + sw, "#Switch.v1_9_0.Switch", {
                 "Id": sw, "Name": "NVSwitch %d" % i, "SwitchType": "NVLink", "Manufacturer": "NVIDIA",
                 "Model": "NVSwitch Gen3", "SerialNumber": serial("NVS", i + spec["seed"]),
-                "FirmwareVersion": "96.10.4C.00.01", "Status": ok(), "Links": {"Chassis": link(chp)}})
+                "FirmwareVersion": "96.10.4C.00.01", "Status": ok(), "Links": {"Chassis": link(swc)}})
+            t.add(swc, "#Chassis.v1_23_0.Chassis", {
+                "Id": "HGX_" + sw, "Name": "HGX NVSwitch %d" % i, "ChassisType": "Component",
+                "Manufacturer": "NVIDIA", "Model": "NVSwitch Gen3", "SerialNumber": serial("NVS", i + spec["seed"]),
+                "Status": ok(), "Links": {"ContainedBy": link(chp), "Switches": [link(fab + "/Switches/" + sw)]}})
 
     # --- the BMC
     t.collection(ROOT + "/Managers", "#ManagerCollection.ManagerCollection", "Manager Collection", [mgp])
@@ -347,11 +441,11 @@ def build(spec):
                  ("BIOS", "BIOS", spec["bios"], [sysp]),
                  ("CPLD", "Motherboard CPLD", "0.2.7", [chp])]
     for i, gpu in enumerate(gpu_ids):
-        inventory.append(("GPU_SXM_%d" % (i + 1), "GPU SXM %d firmware" % (i + 1), "96.00.74.00.1C",
-                          [sysp + "/Processors/" + gpu]))
+        inventory.append(("HGX_FW_GPU_SXM_%d" % (i + 1), "GPU SXM %d firmware" % (i + 1), GPU_VBIOS,
+                          [gpu_path[gpu]]))
     for sw in switch_ids:
-        inventory.append((sw, sw.replace("_", " ") + " firmware", "96.10.4C.00.01",
-                          [ROOT + "/Fabrics/NVLink/Switches/" + sw]))
+        inventory.append(("HGX_FW_" + sw, sw.replace("_", " ") + " firmware", "96.10.4C.00.01",
+                          [fab + "/Switches/" + sw]))
     for nic, _ in nics:
         inventory.append(("NIC_" + nic, "NIC %s firmware" % nic, spec["nic_fw"], [sysp + "/EthernetInterfaces/" + nic]))
     for psu in psus:
@@ -362,7 +456,7 @@ def build(spec):
     for fid, name, version, related in inventory:
         t.add(fw + "/" + fid, "#SoftwareInventory.v1_10_0.SoftwareInventory", {
             "Id": fid, "Name": name, "Version": version, "Updateable": True, "Manufacturer": "Ironworks"
-            if not fid.startswith(("GPU", "NVSwitch")) else "NVIDIA", "Status": ok(),
+            if not fid.startswith("HGX_") else "NVIDIA", "Status": ok(),
             "RelatedItem": [link(r) for r in related]})
     return t
 

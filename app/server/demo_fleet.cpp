@@ -74,7 +74,9 @@ DemoFleet::DemoFleet(const fs::path& data_dir, const fs::path& mockups,
   const auto is_compute = [](unsigned i) { return i % 6 == 5; };        // every sixth
   const unsigned compute_servers = redfish_servers / 6;
   const unsigned gpu_servers = redfish_servers - compute_servers;
-  gpu_ = start_fleet(mockups / "hgx-gpu-server", gpu_servers, state / "gpu", pxe_url, simulators);
+  const fs::path gpu_mockup =
+      simulators.gpu_mockup.empty() ? mockups / "hgx-gpu-server" : simulators.gpu_mockup;
+  gpu_ = start_fleet(gpu_mockup, gpu_servers, state / "gpu", pxe_url, simulators);
   compute_ = start_fleet(mockups / "compute-server", compute_servers, state / "compute", pxe_url,
                          simulators);
 
@@ -121,6 +123,12 @@ DemoFleet::DemoFleet(const fs::path& data_dir, const fs::path& mockups,
   gpu_->state(spread ? 3 : 1).set_health("Warning");
   gpu_->state(spread ? 14 : 2).set_health("Warning");
   gpu_->state(spread ? 25 : 3).set_health("Critical");
+  // And a GPU that counts an uncorrectable ECC error (the GPU health alerts of docs/alerts.md);
+  // a mockup without HGX GPUs has none to fail.
+  try {
+    gpu_->state(spread ? 8 : 0).set_gpu_fault("GPU_SXM_5", {{"uncorrectable_ecc", 1}});
+  } catch (const Error&) {
+  }
   sim::redfish::Faults dead;
   dead.reset_connections = true;
   gpu_->set_faults(gpu_servers - 1, dead);

@@ -40,6 +40,10 @@ struct DemoSimulatorOptions {
   // IPMI-only ones (at least 1). Tests whose point is not the fleet's size run a small one.
   unsigned redfish_servers = 48;
   unsigned ipmi_servers = 8;
+  // The mockup the GPU servers are made of (empty: the project's hgx-gpu-server): another
+  // mockup, or a vendor's capture (tests/data/vendor-captures/*/tree), to run the demo on that
+  // BMC's dialect.
+  std::filesystem::path gpu_mockup;
 };
 
 class DemoFleet {

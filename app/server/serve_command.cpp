@@ -149,6 +149,11 @@ std::vector<cli::Option> demo_options() {
                      "", "48", "N"});
   options.push_back({"sim-ipmi-servers", 0, true, false, "simulated IPMI-only servers, 1 to 10000",
                      "", "8", "N"});
+  options.push_back({"sim-gpu-mockup", 0, true, false,
+                     "the mockup the GPU servers are made of: another DMTF-layout tree, or a "
+                     "vendor's capture (tests/data/vendor-captures/*/tree); default: the "
+                     "project's mockups/hgx-gpu-server",
+                     "", "", "DIR"});
   return options;
 }
 
@@ -316,6 +321,8 @@ int serve_with(const cli::Args& args, bool demo) {
         static_cast<unsigned>(int_option(args, "sim-servers", 48, 6, 10000));
     simulators.ipmi_servers =
         static_cast<unsigned>(int_option(args, "sim-ipmi-servers", 8, 1, 10000));
+    if (auto mockup = args.get("sim-gpu-mockup"); mockup && !mockup->empty())
+      simulators.gpu_mockup = *mockup;
     demo_fleet = std::make_unique<DemoFleet>(target.data_dir, find_demo_mockups(),
                                              local_base_url(config), simulators);
   }

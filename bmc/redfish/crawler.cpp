@@ -203,7 +203,6 @@ class Crawl {
         require(graph().find(collection), "the Systems collection");
       }
     }
-    result_.system_paths = systems;
     // Only for Systems known before this crawl: a root read above means there is no select.
     const bool select = !options_.system_select.empty() && !graph().find(root_path_);
     for (const auto& system : systems) {
@@ -212,6 +211,23 @@ class Crawl {
       require(document, "System " + system);
       if (stopped()) co_return;
     }
+    // Hosts first; GPU baseboards apart (a service of baseboards only is read as hosts).
+    std::vector<std::string> hosts, boards;
+    for (const auto& system : systems)
+      (is_gpu_baseboard(graph().find(system), system) ? boards : hosts).push_back(system);
+    if (hosts.empty()) std::swap(hosts, boards);
+    if (options_.system_paths.empty()) {
+      result_.baseboard_paths = std::move(boards);
+    } else if (options_.scope != CrawlScope::status) {
+      for (const auto& board : options_.baseboard_paths)
+        if (std::string canonical = canonical_path(board); !canonical.empty()) {
+          co_await read(canonical);
+          if (graph().find(canonical)) result_.baseboard_paths.push_back(canonical);
+        }
+    } else {
+      result_.baseboard_paths = options_.baseboard_paths;
+    }
+    result_.system_paths = std::move(hosts);
   }
 
   // A System through $select. A service that answers without the status properties did not
@@ -256,6 +272,16 @@ class Crawl {
         if (logs_done.insert(owner).second) co_await read_logs(owner);
       if (options_.scope == CrawlScope::inventory) co_await read_system_parts(system);
     }
+    // A GPU baseboard: its GPU chassis (sensors), its own logs, and in an inspection its GPUs
+    // with their metrics, and the GPUs' memory with its metrics.
+    for (const auto& board : result_.baseboard_paths) {
+      for (const auto& chassis : chassis_of(graph(), board))
+        if (chassis_done.insert(chassis).second) co_await read_chassis(chassis);
+      if (logs_done.insert(board).second) co_await read_logs(board);
+      // Their health counters move: every sensor poll reads them; NVLink ports (18 a GPU) only
+      // an inspection.
+      co_await read_baseboard_parts(board, options_.scope == CrawlScope::inventory);
+    }
     if (options_.scope == CrawlScope::inventory) {
       std::string root_path(service_root_path);
       const json* update_service = co_await read_linked(root_path, "UpdateService");
@@ -286,10 +312,18 @@ class Crawl {
       std::string power_path = link_of(*graph().find(chassis), "PowerSubsystem");
       co_await read_linked_members(power_path, "PowerSupplies");
     }
+    // A Sensors collection need not hold everything: AMI MegaRAC services list a few power
+    // readings there and keep the temperatures in Thermal, so the old resources are read for
+    // what the Sensors lack.
+    std::set<std::string> types;
+    for (const auto& sensor : graph().members(sensors))
+      if (auto type = read_string(graph().find(sensor), "ReadingType")) types.insert(*type);
+    const bool sensors_hold_thermal = has_sensors && types.count("Temperature");
+    const bool sensors_hold_power = has_sensors && types.count("Voltage") && types.count("Power");
     const json* old_thermal = nullptr;
-    if (!has_sensors || (inventory && !thermal))
+    if (!sensors_hold_thermal || (inventory && !thermal))
       old_thermal = co_await read_linked(chassis, "Thermal");
-    if (!has_sensors || (inventory && !power)) co_await read_linked(chassis, "Power");
+    if (!sensors_hold_power || (inventory && !power)) co_await read_linked(chassis, "Power");
 
     // A temperature is a GPU's when it relates to a GPU Processor: read the Processors the
     // readings name, so the sensor poll and the inspection give the same kind.
@@ -330,8 +364,45 @@ class Crawl {
     }
   }
 
+  // Per GPU: ProcessorMetrics (PCIe errors, throttling, SRAM ECC), MemorySummary's
+  // MemoryMetrics, the NVLink ports' metrics; per GPU memory: its MemoryMetrics (HBM ECC, row
+  // remapping).
+  boost::asio::awaitable<void> read_baseboard_parts(const std::string& board, bool with_ports) {
+    co_await read_linked_members(board, "Processors");
+    co_await read_linked_members(board, "Memory");
+    const json* document = graph().find(board);
+    const std::string processors = document ? link_of(*document, "Processors") : std::string{};
+    for (const auto& gpu :
+         processors.empty() ? std::vector<std::string>{} : graph().members(processors)) {
+      co_await read_linked(gpu, "Metrics");
+      if (const json* summary = read_object(graph().find(gpu), "MemorySummary"))
+        co_await read(link_of(*summary, "Metrics"));
+      const json* processor = graph().find(gpu);
+      const std::string ports = processor ? link_of(*processor, "Ports") : std::string{};
+      if (ports.empty() || !with_ports) continue;
+      for (const auto& port : co_await read_collection(ports)) {
+        co_await read(port);
+        co_await read_linked(port, "Metrics");
+      }
+    }
+    const std::string memory = document ? link_of(*document, "Memory") : std::string{};
+    for (const auto& module : memory.empty() ? std::vector<std::string>{} : graph().members(memory))
+      co_await read_linked(module, "Metrics");
+  }
+
   boost::asio::awaitable<void> read_system_parts(const std::string& system) {
     co_await read_linked_members(system, "Processors");
+    // A GPU's health counters, where the service has them (normalize_gpu.hpp).
+    const json* host = graph().find(system);
+    const std::string processors = host ? link_of(*host, "Processors") : std::string{};
+    for (const auto& p :
+         processors.empty() ? std::vector<std::string>{} : graph().members(processors)) {
+      const json* processor = graph().find(p);
+      if (read_string(processor, "ProcessorType") != "GPU") continue;
+      co_await read_linked(p, "Metrics");
+      if (const json* summary = read_object(graph().find(p), "MemorySummary"))
+        co_await read(link_of(*summary, "Metrics"));
+    }
     co_await read_linked_members(system, "Memory");
     co_await read_linked_members(system, "EthernetInterfaces");
     co_await read_linked_members(system, "SimpleStorage");
@@ -357,6 +428,11 @@ class Crawl {
 };
 
 }  // namespace
+
+bool is_gpu_baseboard(const json* system, const std::string& path) {
+  std::string id = read_string(system, "Id").value_or(path.substr(path.rfind('/') + 1));
+  return id.rfind("HGX_Baseboard", 0) == 0;
+}
 
 bool supports_select(const ResourceGraph& graph) {
   const json* root = graph.find(std::string(service_root_path));

@@ -31,6 +31,8 @@ struct CrawlOptions {
   std::size_t max_pages = 50;        // nextLink pages per collection
   // Known System paths (from an earlier crawl) let the status scope skip root and collection.
   std::vector<std::string> system_paths;
+  // Known GPU baseboard Systems (below), read with them by the sensor scope.
+  std::vector<std::string> baseboard_paths;
   // With known System paths, a $select for them ("$select=Id,PowerState,Status"), for services
   // whose root declares ProtocolFeaturesSupported.SelectQuery: the status poll then moves and
   // parses a tenth of the document. Empty: whole documents.
@@ -47,6 +49,10 @@ struct CrawlResult {
   ResourceGraph graph;
   // The System paths in Members order (the enrolled node is the first).
   std::vector<std::string> system_paths;
+  // GPU baseboards the service models as Systems of their own (NVIDIA HGX: "HGX_Baseboard_0",
+  // beside the host's System). They are no hosts: not nodes, not powered on their own; their
+  // GPUs, GPU chassis and logs are read and belong to the first host.
+  std::vector<std::string> baseboard_paths;
   // Resources that could not be read but did not stop the crawl ("GET /redfish/v1/...: 500").
   std::vector<std::string> warnings;
   // The service answered system_select without the properties asked for: the Systems were read
@@ -58,6 +64,10 @@ struct CrawlResult {
 };
 
 boost::asio::awaitable<CrawlResult> crawl(Fetcher fetch, CrawlOptions options);
+
+// Whether a System is a GPU baseboard rather than a host: NVIDIA's HGX services (the HMC, and
+// host BMCs that aggregate it) name it HGX_Baseboard_<n>.
+bool is_gpu_baseboard(const nlohmann::json* system, const std::string& path);
 
 // Whether the crawled service root declares $select support.
 bool supports_select(const ResourceGraph& graph);

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "bmc/redfish/json_read.hpp"
+#include "bmc/redfish/normalize_gpu.hpp"
 #include "bmc/redfish/normalize_links.hpp"
 #include "bmc/redfish/normalize_parts.hpp"
 #include "bmc/redfish/normalizer.hpp"
@@ -116,6 +117,11 @@ void add_processors(Collector& collector, const std::string& system, HardwareSum
     put(details, "threads", read_number(&processor, "TotalThreads"));
     if (kind != ComponentKind::cpu) {
       if (auto mib = processor_memory_mib(processor)) details["memory_gib"] = *mib / 1024.0;
+    }
+    if (kind == ComponentKind::gpu) {
+      // Named: items() of a temporary would outlive it.
+      const nlohmann::json health = gpu_health_details(collector.graph(), path);
+      for (const auto& [key, value] : health.items()) details[key] = value;
     }
     if (kind == ComponentKind::other) details["processor_type"] = type.value_or("unknown");
     if (!c.component.firmware_version)  // FPGAs carry theirs in the FPGA object
@@ -249,11 +255,14 @@ void add_chassis_parts(Collector& collector, const std::string& system) {
 
 }  // namespace
 
-ComponentsResult normalize_components(const ResourceGraph& graph, const std::string& system_path) {
+ComponentsResult normalize_components(const ResourceGraph& graph, const std::string& system_path,
+                                      const std::vector<std::string>& baseboards) {
   Collector collector(graph);
   HardwareSummary summary;
   if (!graph.find(system_path)) return collector.finish(summary);
   add_processors(collector, system_path, summary);
+  // The HBM of a baseboard's Memory belongs to its GPUs (their memory_gib), not to the host.
+  for (const auto& board : baseboards) add_processors(collector, board, summary);
   add_memory(collector, system_path, summary);
   add_drives(collector, system_path, summary);
   add_nics(collector, system_path);

@@ -19,7 +19,9 @@ struct ComponentsResult {
 
 // Processors, memory, drives and NICs of the System; PSUs and fans of its chassis; and the
 // hardware summary (issue 3's definitions).
-ComponentsResult normalize_components(const ResourceGraph& graph, const std::string& system_path);
+// GPUs (with their health details) of `baseboards` count as the System's.
+ComponentsResult normalize_components(const ResourceGraph& graph, const std::string& system_path,
+                                      const std::vector<std::string>& baseboards = {});
 
 // Readings of the System's chassis, de-duplicated (see normalize_sensors.cpp for the rule).
 std::vector<SensorReading> normalize_sensor_readings(const ResourceGraph& graph,

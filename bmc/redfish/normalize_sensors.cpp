@@ -160,9 +160,21 @@ void each_element(const json* document, std::string_view array_name, Visit visit
     if ((*elements)[i].is_object()) visit((*elements)[i], i);
 }
 
+// What a chassis's newer resources already report, so the old Thermal/Power arrays add only the
+// rest: AMI MegaRAC services (Gigabyte) have a Sensors collection with a few power readings and
+// keep every temperature in Thermal.
 struct ChassisCounts {
   bool fans = false;
   bool temperatures = false;
+  bool voltages = false;
+  bool power = false;
+
+  void cover(std::string_view kind) {
+    if (kind == "temperature" || kind == "gpu_temperature") temperatures = true;
+    if (kind == "fan") fans = true;
+    if (kind == "voltage") voltages = true;
+    if (kind == "power") power = true;
+  }
 };
 
 ChassisCounts add_subsystem_readings(Readings& readings, const json& chassis,
@@ -235,16 +247,18 @@ void add_old_readings(Readings& readings, const json& chassis, const std::string
   }
   std::string power_path = link_of(chassis, "Power");
   const json* power = power_path.empty() ? nullptr : graph.find(power_path);
-  each_element(power, "Voltages", [&](const json& element, std::size_t i) {
-    readings.add(
-        from_element(element, "voltage", "ReadingVolts", "V", "Voltage" + std::to_string(i)),
-        chassis_id);
-  });
-  each_element(power, "PowerControl", [&](const json& element, std::size_t i) {
-    readings.add(from_element(element, "power", "PowerConsumedWatts", "W",
-                              "PowerControl" + std::to_string(i)),
-                 chassis_id);
-  });
+  if (!covered.voltages)
+    each_element(power, "Voltages", [&](const json& element, std::size_t i) {
+      readings.add(
+          from_element(element, "voltage", "ReadingVolts", "V", "Voltage" + std::to_string(i)),
+          chassis_id);
+    });
+  if (!covered.power)
+    each_element(power, "PowerControl", [&](const json& element, std::size_t i) {
+      readings.add(from_element(element, "power", "PowerConsumedWatts", "W",
+                                "PowerControl" + std::to_string(i)),
+                   chassis_id);
+    });
 }
 
 }  // namespace
@@ -267,15 +281,22 @@ std::vector<SensorReading> normalize_sensor_readings(const ResourceGraph& graph,
     }
 
     std::set<std::string> sensor_paths;
+    ChassisCounts from_sensors;
     std::string sensors = link_of(chassis, "Sensors");
     for (const auto& path : sensors.empty() ? std::vector<std::string>{} : graph.members(sensors)) {
       const json* sensor = graph.find(path);
       if (!sensor) continue;
       sensor_paths.insert(path);
-      readings.add(from_sensor(readings, *sensor, path, fan_sources.count(path) > 0), chassis_id);
+      SensorReading reading = from_sensor(readings, *sensor, path, fan_sources.count(path) > 0);
+      from_sensors.cover(reading.kind);
+      readings.add(std::move(reading), chassis_id);
     }
     ChassisCounts covered = add_subsystem_readings(readings, chassis, chassis_id, sensor_paths);
-    if (sensor_paths.empty()) add_old_readings(readings, chassis, chassis_id, covered);
+    covered.fans = covered.fans || from_sensors.fans;
+    covered.temperatures = covered.temperatures || from_sensors.temperatures;
+    covered.voltages = from_sensors.voltages;
+    covered.power = from_sensors.power;
+    add_old_readings(readings, chassis, chassis_id, covered);
   }
   return readings.take();
 }

@@ -1,9 +1,11 @@
 #include "bmc/redfish/normalizer.hpp"
 
 #include <array>
+#include <set>
 #include <utility>
 
 #include "bmc/redfish/json_read.hpp"
+#include "bmc/redfish/normalize_gpu.hpp"
 #include "bmc/redfish/normalize_links.hpp"
 #include "bmc/redfish/normalize_parts.hpp"
 
@@ -74,15 +76,50 @@ SystemStatus normalize_status(const ResourceGraph& graph, const std::string& sys
   return status;
 }
 
-SystemSensors normalize_sensors(const ResourceGraph& graph, const std::string& system_path) {
+namespace {
+
+// The readings and log entries of the System and of its GPU baseboards, each once (a chassis or a
+// manager two of them name is read once), with the GPUs' health readings.
+void add_readings_and_events(const ResourceGraph& graph, const std::string& system_path,
+                             const std::vector<std::string>& baseboards,
+                             std::vector<SensorReading>& sensors,
+                             std::vector<HardwareEvent>& events) {
+  std::set<std::string> names;
+  std::set<std::string> entries;
+  for (auto& s : sensors) names.insert(s.name);
+  for (auto& e : events) entries.insert(e.source_id);
+  std::vector<std::string> owners = {system_path};
+  owners.insert(owners.end(), baseboards.begin(), baseboards.end());
+  for (std::size_t i = 0; i < owners.size(); ++i) {
+    if (i > 0) {
+      for (auto& s : normalize_sensor_readings(graph, owners[i]))
+        if (names.insert(s.name).second) sensors.push_back(std::move(s));
+      for (auto& e : normalize_events(graph, owners[i]))
+        if (entries.insert(e.source_id).second) events.push_back(std::move(e));
+    }
+    const json* system = graph.find(owners[i]);
+    const std::string processors = system ? link_of(*system, "Processors") : std::string{};
+    for (const auto& gpu :
+         processors.empty() ? std::vector<std::string>{} : graph.members(processors))
+      for (auto& s : gpu_health_readings(graph, gpu))
+        if (names.insert(s.name).second) sensors.push_back(std::move(s));
+  }
+}
+
+}  // namespace
+
+SystemSensors normalize_sensors(const ResourceGraph& graph, const std::string& system_path,
+                                const std::vector<std::string>& baseboards) {
   SystemSensors result;
   result.system_id = normalize_status(graph, system_path).system_id;
   result.sensors = normalize_sensor_readings(graph, system_path);
   result.events = normalize_events(graph, system_path);
+  add_readings_and_events(graph, system_path, baseboards, result.sensors, result.events);
   return result;
 }
 
-SystemInventory normalize_inventory(const ResourceGraph& graph, const std::string& system_path) {
+SystemInventory normalize_inventory(const ResourceGraph& graph, const std::string& system_path,
+                                    const std::vector<std::string>& baseboards) {
   SystemInventory inventory;
   inventory.status = normalize_status(graph, system_path);
   inventory.system_id = inventory.status.system_id;
@@ -97,12 +134,13 @@ SystemInventory normalize_inventory(const ResourceGraph& graph, const std::strin
     id.uuid = read_string(system, "UUID");
     id.bios_version = read_string(system, "BiosVersion");
   }
-  ComponentsResult parts = normalize_components(graph, system_path);
+  ComponentsResult parts = normalize_components(graph, system_path, baseboards);
   inventory.firmware = normalize_firmware(graph, system_path, parts);
   inventory.summary = parts.summary;
   inventory.components = std::move(parts.components);
   inventory.sensors = normalize_sensor_readings(graph, system_path);
   inventory.events = normalize_events(graph, system_path);
+  add_readings_and_events(graph, system_path, baseboards, inventory.sensors, inventory.events);
   return inventory;
 }
 

@@ -15,10 +15,14 @@ SystemStatus normalize_status(const ResourceGraph& graph, const std::string& sys
 
 // Sensors from the System's chassis (Sensors, ThermalSubsystem/PowerSubsystem, and the older
 // Thermal/Power, de-duplicated) and log entries from the System's and its Managers' LogServices.
-SystemSensors normalize_sensors(const ResourceGraph& graph, const std::string& system_path);
+// `baseboards`: GPU baseboard Systems whose GPUs, GPU chassis and logs belong to this one
+// (crawler.hpp); their GPUs' health readings (normalize_gpu.hpp) come with them.
+SystemSensors normalize_sensors(const ResourceGraph& graph, const std::string& system_path,
+                                const std::vector<std::string>& baseboards = {});
 
 // Everything about one System, with the hardware summary as issue 3 defines it.
-SystemInventory normalize_inventory(const ResourceGraph& graph, const std::string& system_path);
+SystemInventory normalize_inventory(const ResourceGraph& graph, const std::string& system_path,
+                                    const std::vector<std::string>& baseboards = {});
 
 // Redfish Status {State, Health, HealthRollup} -> Health (HealthRollup preferred; Absent or
 // Disabled resources are unknown). Exposed for tests.

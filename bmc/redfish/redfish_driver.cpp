@@ -62,9 +62,16 @@ std::vector<std::string> RedfishDriver::known_systems(const std::string& node_id
   return it == memory_.end() ? std::vector<std::string>{} : it->second.system_paths;
 }
 
+std::vector<std::string> RedfishDriver::known_baseboards(const std::string& node_id) const {
+  std::lock_guard lock(memory_mutex_);
+  const auto it = memory_.find(node_id);
+  return it == memory_.end() ? std::vector<std::string>{} : it->second.baseboard_paths;
+}
+
 void RedfishDriver::remember_systems(const std::string& node_id, std::vector<std::string> paths) {
   std::lock_guard lock(memory_mutex_);
   memory_[node_id].system_paths = std::move(paths);
+  if (memory_[node_id].system_paths.empty()) memory_[node_id].baseboard_paths.clear();
 }
 
 void RedfishDriver::forget_systems_after(const std::string& node_id, const DriverError& error) {
@@ -88,6 +95,8 @@ void RedfishDriver::remember(const std::string& node_id, CrawlResult& result) {
   std::lock_guard lock(memory_mutex_);
   NodeMemory& memory = memory_[node_id];
   memory.system_paths = std::move(result.system_paths);
+  // A status crawl of known Systems does not look for baseboards: it keeps what it was given.
+  memory.baseboard_paths = result.baseboard_paths;
   if (read_root) memory.select_query = supports_select(result.graph);
   if (result.select_ignored) memory.select_query = false;
 }
@@ -128,6 +137,7 @@ asio::awaitable<StatusReport> RedfishDriver::poll_status(const DriverTarget& tar
   CrawlOptions options = crawl_options(CrawlScope::status);
   // Known System paths make the steady poll one GET per System, without root and collection.
   options.system_paths = known_systems(target.node_id);
+  options.baseboard_paths = known_baseboards(target.node_id);
   // All the status needs of a System (LastResetTime: a task's evidence that a reset happened);
   // Id too, since a service that selects may drop it.
   if (selects(target.node_id)) options.system_select = "$select=Id,PowerState,Status,LastResetTime";
@@ -158,6 +168,7 @@ asio::awaitable<SensorReport> RedfishDriver::poll_sensors(const DriverTarget& ta
         it == memory_.end() ? std::set<std::string>{} : it->second.reported_entries);
   }
   options.entry_seen = [seen](const std::string& path) { return seen->count(path) != 0; };
+  options.baseboard_paths = known_baseboards(target.node_id);
   NodeCrawl crawled = co_await crawl_node(target, std::move(options));
   SensorReport report;
   report.tls_fingerprint = std::move(crawled.tls_fingerprint);
@@ -166,8 +177,12 @@ asio::awaitable<SensorReport> RedfishDriver::poll_sensors(const DriverTarget& ta
     report.error = std::move(crawled.result.error);
     co_return report;
   }
-  for (const auto& path : crawled.result.system_paths) {
-    SystemSensors sensors = normalize_sensors(crawled.result.graph, path);
+  const auto& paths = crawled.result.system_paths;
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    // The GPU baseboards' sensors and logs are the first host's (the enrolled node's).
+    SystemSensors sensors =
+        normalize_sensors(crawled.result.graph, paths[i],
+                          i == 0 ? crawled.result.baseboard_paths : std::vector<std::string>{});
     sensors.events = first_reports(target.node_id, std::move(sensors.events));
     report.systems.push_back(std::move(sensors));
   }
@@ -185,8 +200,11 @@ asio::awaitable<InspectionReport> RedfishDriver::inspect(const DriverTarget& tar
     report.error = std::move(crawled.result.error);
     co_return report;
   }
-  for (const auto& path : crawled.result.system_paths)
-    report.systems.push_back(normalize_inventory(crawled.result.graph, path));
+  const auto& paths = crawled.result.system_paths;
+  for (std::size_t i = 0; i < paths.size(); ++i)
+    report.systems.push_back(
+        normalize_inventory(crawled.result.graph, paths[i],
+                            i == 0 ? crawled.result.baseboard_paths : std::vector<std::string>{}));
   report.manager_firmware = manager_firmware(crawled.result.graph);
   remember(target.node_id, crawled.result);
   co_return report;

@@ -69,9 +69,10 @@ class RedfishDriver final : public NodeDriver {
 
  private:
   struct NodeMemory {
-    std::vector<std::string> system_paths;   // from the last successful crawl
-    std::set<std::string> reported_entries;  // log entry paths already reported
-    bool select_query = false;               // the root declares $select support
+    std::vector<std::string> system_paths;     // from the last successful crawl
+    std::vector<std::string> baseboard_paths;  // GPU baseboards beside them (crawler.hpp)
+    std::set<std::string> reported_entries;    // log entry paths already reported
+    bool select_query = false;                 // the root declares $select support
   };
 
   // A crawl of one node and the certificate that answered it (absent when none did).
@@ -84,6 +85,7 @@ class RedfishDriver final : public NodeDriver {
   // Resolves the target and crawls it through a connection of its own.
   boost::asio::awaitable<NodeCrawl> crawl_node(const DriverTarget& target, CrawlOptions options);
   std::vector<std::string> known_systems(const std::string& node_id) const;
+  std::vector<std::string> known_baseboards(const std::string& node_id) const;
   void remember_systems(const std::string& node_id, std::vector<std::string> paths);
   // After a failed crawl: an answer that may mean a System went away (not found, garbage) makes
   // the next poll walk from the root; silence, a refused login or a TLS failure say nothing of

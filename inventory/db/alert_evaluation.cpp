@@ -16,8 +16,8 @@ constexpr long long kEvaluationLock = 0x1A1E47;
 // The sources this pass owns: they fire while their condition holds and resolve when it ends.
 // hardware_log and task_failed alerts come from events (migration 0016) and resolve by age.
 const std::set<std::string> kStateSources = {
-    "health", "unreachable", "auth_failed",       "tls_pin_mismatch",
-    "sensor", "sensor_rule", "cloud_unreachable", "rollout_halted"};
+    "health",      "unreachable",       "auth_failed",    "tls_pin_mismatch", "sensor",
+    "sensor_rule", "cloud_unreachable", "rollout_halted", "gpu_missing"};
 
 struct Problem {
   std::string fingerprint, source, severity;
@@ -92,6 +92,15 @@ SELECT x.fp, 'sensor_rule', x.sev, x.node_id::text, x.name, x.project,
                         AND a.state <> 'resolved'
      WHERE n.retired_at IS NULL) x
  WHERE x.sev IS NOT NULL
+UNION ALL
+SELECT 'gpu_missing:' || n.id, 'gpu_missing', 'critical', n.id::text, n.name, n.project,
+       n.name || ': ' || (n.hardware ->> 'gpu_count') || ' of the ' || n.gpus_expected ||
+       ' GPUs it had when first inspected answer',
+       jsonb_build_object('expected', n.gpus_expected, 'seen', n.hardware -> 'gpu_count')::text
+  FROM nodes n
+ WHERE n.retired_at IS NULL AND n.gpus_expected IS NOT NULL
+   AND jsonb_typeof(n.hardware -> 'gpu_count') = 'number'
+   AND (n.hardware ->> 'gpu_count')::numeric < n.gpus_expected
 UNION ALL
 SELECT 'cloud_unreachable:' || a.id, 'cloud_unreachable', 'warning', NULL, NULL, a.project,
        'cloud account ' || a.name || ': its syncs fail (' || coalesce(a.last_error, '?') || ')',

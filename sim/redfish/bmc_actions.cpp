@@ -40,7 +40,20 @@ Response BmcState::reset(const std::string& system_path, const Request& request)
                                                  "PowerCycle",
                                                  "Nmi",
                                                  "PushPowerButton"};
-  const bool listed = allowed(action_doc, "ResetType", type);
+  bool listed = allowed(action_doc, "ResetType", type);
+  // Services that list the values in an ActionInfo (AMI, Supermicro X13) refuse the rest too.
+  if (listed && action_doc.contains("@Redfish.ActionInfo") &&
+      action_doc["@Redfish.ActionInfo"].is_string()) {
+    const auto info =
+        documents_.find(resource_path(action_doc["@Redfish.ActionInfo"].get<std::string>()));
+    if (info != documents_.end() && info->second.is_json)
+      for (const auto& parameter : info->second.json.value("Parameters", json::array()))
+        if (parameter.is_object() && parameter.value("Name", "") == "ResetType" &&
+            parameter.contains("AllowableValues") && parameter["AllowableValues"].is_array()) {
+          const json& values = parameter["AllowableValues"];
+          listed = std::find(values.begin(), values.end(), json(type)) != values.end();
+        }
+  }
   if (!listed || std::find(known.begin(), known.end(), type) == known.end())
     return action_parameter_value_not_in_list(type, "ResetType", action);
 

@@ -118,6 +118,12 @@ class BmcState {
   nlohmann::json append_sel(const std::string& severity, const std::string& message,
                             const std::string& sensor_type = {}, const std::string& system = {});
   void expire_sessions();  // every client must log in again
+  // A failing GPU, as an NVIDIA HGX service shows one (bmc_gpu.cpp): `fault` sets any of
+  // {"uncorrectable_ecc": N, "correctable_ecc": N, "row_remap_failed": bool, "pcie_lanes": N,
+  // "missing": bool (gone from its Processors collection, as a GPU that fell off the bus)} on the
+  // GPU Processor whose Id is `gpu`. ironhold::Error: not_found for no such GPU, invalid for a
+  // fault it does not know or a wrong type.
+  void set_gpu_fault(const std::string& gpu, const nlohmann::json& fault);
   // The updater's side of a SimpleUpdate or push: merges `patch` into the Task at `task_path`;
   // installs a version on the firmware inventory entries named (or, with none, the entry whose Id
   // is `component`), at once or at the System's next reset. ironhold::Error (not_found) when there
@@ -253,6 +259,8 @@ class BmcState {
   std::map<std::string, std::string> pending_firmware_;  // entry path -> version at next reset
   std::map<std::string, std::vector<nlohmann::json>> added_sel_;  // by entries path, for saving
   std::map<std::string, std::string> health_set_;  // by system path: what set_health chose
+  // GPUs a fault removed from their collection: collection path -> member links, to put back.
+  std::map<std::string, std::vector<std::string>> missing_gpus_;
   // The EventService (empty paths: the mockup has none, and the URLs answer 404).
   std::string event_service_path_;
   std::string subscriptions_path_;

@@ -70,6 +70,11 @@ Response bmc_route(RedfishFleet& fleet, std::size_t i, const std::vector<std::st
                          text_field(body, "sensor_type", false), text_field(body, "system", false));
     return reply(http::status::created, entry);
   }
+  if (parts.size() == 3 && what == "gpu") {
+    const json body = body_of(request);
+    state.set_gpu_fault(text_field(body, "gpu", true), body);
+    return reply(http::status::ok, fleet.describe(i));
+  }
   if (parts.size() == 4 && what == "sessions" && parts[3] == "expire") {
     const std::size_t n = state.session_count();
     state.expire_sessions();

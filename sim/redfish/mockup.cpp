@@ -1,6 +1,7 @@
 #include "sim/redfish/mockup.hpp"
 
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "inventory/error.hpp"
@@ -30,6 +31,73 @@ std::string url_of(const fs::path& relative_dir) {
     url += part.string();
   }
   return url;
+}
+
+// Collections by the names Redfish gives them: a folder of these names that a capture holds no
+// document for is served as a collection of the members it does hold.
+bool collection_name(std::string_view name) {
+  static constexpr std::string_view names[] = {
+      "Accounts",      "Certificates",  "Chassis",           "Controls",
+      "Drives",        "Endpoints",     "Entries",           "EthernetInterfaces",
+      "Fabrics",       "Fans",          "FirmwareInventory", "LogServices",
+      "Managers",      "Memory",        "NetworkAdapters",   "PCIeDevices",
+      "PCIeFunctions", "Ports",         "PowerSupplies",     "Processors",
+      "Roles",         "Sensors",       "Sessions",          "SoftwareInventory",
+      "Storage",       "Subscriptions", "Switches",          "Systems",
+      "Tasks",         "Volumes"};
+  for (auto n : names)
+    if (n == name) return true;
+  return false;
+}
+
+// Real captures are rarely whole: a crawl tool missed a collection, or a public copy dropped it.
+// Every folder that holds documents below it but none of its own is served as what its name says
+// (a collection of the members held, else a resource linking its sub-folders), marked as made by
+// the simulator, so a driver can walk a capture from its root the way it walks a BMC.
+void fill_missing_folders(std::map<std::string, Document>& documents) {
+  std::map<std::string, std::set<std::string>> children;  // missing folder -> child URLs
+  for (const auto& [url, doc] : documents) {
+    std::string child = url;
+    while (child.size() > root.size()) {
+      const std::string parent = child.substr(0, child.rfind('/'));
+      if (parent.size() < root.size()) break;
+      if (!documents.count(parent)) children[parent].insert(child);
+      child = parent;
+    }
+  }
+  for (const auto& [url, members] : children) {
+    const std::string name = url.substr(url.rfind('/') + 1);
+    // A folder named after an inline property of its parent ("Processors/GPU_1/MemorySummary"
+    // holding MemorySummary's MemoryMetrics) is a path, not a resource the capture lost.
+    const auto parent = documents.find(url.substr(0, url.rfind('/')));
+    if (parent != documents.end() && parent->second.is_json && parent->second.json.is_object()) {
+      const auto property = parent->second.json.find(name);
+      if (property != parent->second.json.end() && property->is_object() &&
+          !property->contains("@odata.id"))
+        continue;
+    }
+    nlohmann::json doc = {{"@odata.id", url},
+                          {"Id", name},
+                          {"Name", name},
+                          {"Oem",
+                           {{"IronholdSimulator",
+                             {{"Synthesized", true},
+                              {"Reason",
+                               "the capture holds no document here; the simulator lists what "
+                               "it holds below"}}}}}};
+    if (collection_name(name)) {
+      doc["Members"] = nlohmann::json::array();
+      for (const auto& member : members) doc["Members"].push_back({{"@odata.id", member}});
+      doc["Members@odata.count"] = members.size();
+    } else {
+      for (const auto& member : members)
+        doc[member.substr(member.rfind('/') + 1)] = {{"@odata.id", member}};
+    }
+    Document filled;
+    filled.json = std::move(doc);
+    filled.content_type = "application/json";
+    documents.emplace(url, std::move(filled));
+  }
 }
 
 }  // namespace
@@ -81,6 +149,7 @@ Mockup Mockup::load(const fs::path& dir) {
     throw invalid("cannot read mockup directory " + dir.string() + ": " + ec.message(), "mockup");
   for (auto& [url, doc] : xml)
     mockup.documents_.emplace(url, std::move(doc));  // keeps an index.json
+  fill_missing_folders(mockup.documents_);
   return mockup;
 }
 

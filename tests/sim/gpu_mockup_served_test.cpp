@@ -52,11 +52,10 @@ TEST_CASE("the GPU server mockup serves sessions, actions, firmware updates and 
   const json b = curl_fetch(fleet.endpoint(1) + system_path).doc();
   CHECK(a["SerialNumber"] != b["SerialNumber"]);
   CHECK(a["PowerState"] == "On");
-  const json gpu = curl_fetch(base + system_path + "/Processors/GPU_SXM_1").doc();
+  const std::string gpu_path = "/redfish/v1/Systems/HGX_Baseboard_0/Processors/GPU_SXM_1";
+  const json gpu = curl_fetch(base + gpu_path).doc();
   CHECK(gpu["ProcessorType"] == "GPU");
-  CHECK(
-      gpu["SerialNumber"] !=
-      curl_fetch(fleet.endpoint(1) + system_path + "/Processors/GPU_SXM_1").doc()["SerialNumber"]);
+  CHECK(gpu["SerialNumber"] != curl_fetch(fleet.endpoint(1) + gpu_path).doc()["SerialNumber"]);
 
   CHECK(curl_fetch(base + system_path + "/Actions/ComputerSystem.Reset",
                    post(R"({"ResetType": "PowerCycle"})"))
@@ -98,13 +97,30 @@ TEST_CASE("the GPU server mockup serves sessions, actions, firmware updates and 
   CHECK(curl_fetch(base + entries + "/4").doc()["Severity"] == "Critical");
 
   // GPU temperature sensors go over their caution threshold when the BMC is set to Warning.
-  const std::string gpu_temp = "/redfish/v1/Chassis/Chassis_0/Sensors/GPU_SXM_1_Temp";
+  const std::string gpu_temp = "/redfish/v1/Chassis/HGX_GPU_SXM_1/Sensors/HGX_GPU_SXM_1_TEMP_0";
   CHECK(curl_fetch(base + gpu_temp).doc()["Reading"].get<double>() < 85);
   fleet.state(0).set_health("Warning");
   const json hot = curl_fetch(base + gpu_temp).doc();
   CHECK(hot["Reading"].get<double>() > 85);
   CHECK(hot["Status"]["Health"] == "Warning");
   CHECK(curl_fetch(fleet.endpoint(1) + gpu_temp).doc()["Reading"].get<double>() < 85);
+
+  // A failing GPU: its counters and flags move where NVIDIA's service keeps them.
+  fleet.state(0).set_gpu_fault(
+      "GPU_SXM_1", {{"uncorrectable_ecc", 2}, {"row_remap_failed", true}, {"pcie_lanes", 8}});
+  const json failing = curl_fetch(base + gpu_path).doc();
+  CHECK(failing["SystemInterface"]["PCIe"]["LanesInUse"] == 8);
+  CHECK(curl_fetch(base + failing["MemorySummary"]["Metrics"]["@odata.id"].get<std::string>())
+            .doc()["LifeTime"]["UncorrectableECCErrorCount"] == 2);
+  CHECK(curl_fetch(base + failing["Links"]["Memory"][0]["@odata.id"].get<std::string>())
+            .doc()["Oem"]["Nvidia"]["RowRemappingFailed"] == true);
+  fleet.state(0).set_gpu_fault("GPU_SXM_1", {{"missing", true}});
+  const std::string gpus = "/redfish/v1/Systems/HGX_Baseboard_0/Processors";
+  CHECK(curl_fetch(base + gpus).doc()["Members"].size() == 7);
+  fleet.state(0).set_gpu_fault("GPU_SXM_1", {{"missing", false}});
+  CHECK(curl_fetch(base + gpus).doc()["Members"].size() == 8);
+  CHECK_THROWS_AS(fleet.state(0).set_gpu_fault("GPU_SXM_1", {{"melted", true}}), ironhold::Error);
+  CHECK_THROWS_AS(fleet.state(0).set_gpu_fault("GPU_SXM_99", {{"missing", true}}), ironhold::Error);
 }
 
 TEST_CASE("a --mockup list of MOCKUP:COUNT groups serves each group", "[sim][mockups]") {

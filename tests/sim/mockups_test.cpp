@@ -69,45 +69,59 @@ TEST_CASE("our mockups load, every link resolves and every document is at its ow
   }
 }
 
-TEST_CASE("the GPU server has 8 GPUs, 2 CPUs, NVSwitches outside the System and full firmware",
-          "[sim][mockups]") {
+TEST_CASE(
+    "the GPU server is laid out as an HGX: a host, a GPU baseboard, NVSwitches, full firmware",
+    "[sim][mockups]") {
   const auto mockup = rf::Mockup::load(mockups_dir / "hgx-gpu-server");
   const auto& docs = mockup.documents();
   const json systems = docs.at("/redfish/v1/Systems").json;
-  REQUIRE(systems["Members"].size() == 1);
+  REQUIRE(systems["Members"].size() == 2);
   const json system = docs.at(systems["Members"][0]["@odata.id"].get<std::string>()).json;
   CHECK(system["MemorySummary"]["TotalSystemMemoryGiB"] == 2048);
   CHECK(system["Actions"]["#ComputerSystem.Reset"]["ResetType@Redfish.AllowableValues"].size() >=
         5);
   CHECK(system.contains("LocationIndicatorActive"));
-  const json processors = docs.at(system["Processors"]["@odata.id"].get<std::string>()).json;
-  CHECK(count_type(processors, mockup, "GPU") == 8);
-  CHECK(count_type(processors, mockup, "CPU") == 2);
-  CHECK(docs.at(processors["Members"][2]["@odata.id"].get<std::string>()).json["Model"] ==
-        "NVIDIA H100 80GB HBM3");
-  CHECK(docs.at("/redfish/v1/Fabrics/NVLink/Switches").json["Members"].size() == 4);
+  const json host_processors = docs.at(system["Processors"]["@odata.id"].get<std::string>()).json;
+  CHECK(count_type(host_processors, mockup, "CPU") == 2);
+  CHECK(count_type(host_processors, mockup, "GPU") == 0);
   CHECK(docs.at(system["Memory"]["@odata.id"].get<std::string>()).json["Members"].size() == 32);
+
+  // The GPU tray: HGX_Baseboard_0, its GPUs with their metrics, their HBM, their chassis.
+  const json board = docs.at(systems["Members"][1]["@odata.id"].get<std::string>()).json;
+  CHECK(board["Id"] == "HGX_Baseboard_0");
+  const json processors = docs.at(board["Processors"]["@odata.id"].get<std::string>()).json;
+  CHECK(count_type(processors, mockup, "GPU") == 8);
+  for (const auto& member : processors["Members"]) {
+    const json gpu = docs.at(member["@odata.id"].get<std::string>()).json;
+    INFO(gpu["Id"]);
+    for (const char* link : {"Metrics", "Ports"})
+      CHECK(docs.count(gpu[link]["@odata.id"].get<std::string>()) == 1);
+    CHECK(docs.count(gpu["MemorySummary"]["Metrics"]["@odata.id"].get<std::string>()) == 1);
+    const json hbm = docs.at(gpu["Links"]["Memory"][0]["@odata.id"].get<std::string>()).json;
+    CHECK(hbm["Oem"]["Nvidia"].contains("RowRemappingFailed"));
+    const json chassis = docs.at(gpu["Links"]["Chassis"]["@odata.id"].get<std::string>()).json;
+    CHECK(chassis["Links"]["ComputerSystems"][0]["@odata.id"] == board["@odata.id"]);
+    int temps = 0;
+    for (const auto& s :
+         docs.at(chassis["Sensors"]["@odata.id"].get<std::string>()).json["Members"])
+      temps += docs.at(s["@odata.id"].get<std::string>()).json["ReadingType"] == "Temperature";
+    CHECK(temps == 1);
+  }
+  CHECK(docs.at("/redfish/v1/Fabrics/HGX_NVLinkFabric_0/Switches").json["Members"].size() == 4);
   CHECK(docs.at("/redfish/v1").json["Links"]["Sessions"]["@odata.id"] ==
         "/redfish/v1/SessionService/Sessions");
 
   std::set<std::string> firmware;
   for (const auto& member :
        docs.at("/redfish/v1/UpdateService/FirmwareInventory").json["Members"]) {
-    const std::string id = docs.at(member["@odata.id"].get<std::string>()).json["Id"];
+    std::string id = docs.at(member["@odata.id"].get<std::string>()).json["Id"];
+    if (id.rfind("HGX_FW_", 0) == 0) id = id.substr(7);
     firmware.insert(id.substr(0, id.find('_')));
   }
   for (const char* kind : {"BMC", "BIOS", "GPU", "NVSwitch", "NIC", "PSU", "CPLD"}) {
     INFO(kind);
     CHECK(firmware.count(kind) == 1);
   }
-  int gpu_temps = 0, gpu_power = 0;
-  for (const auto& member : docs.at("/redfish/v1/Chassis/Chassis_0/Sensors").json["Members"]) {
-    const json s = docs.at(member["@odata.id"].get<std::string>()).json;
-    if (s.value("PhysicalContext", "") != "GPU") continue;
-    (s["ReadingType"] == "Temperature" ? gpu_temps : gpu_power) += 1;
-  }
-  CHECK(gpu_temps == 8);
-  CHECK(gpu_power == 8);
 
   const auto compute = rf::Mockup::load(mockups_dir / "compute-server");
   const json csys = compute.documents().at("/redfish/v1/Systems/1").json;

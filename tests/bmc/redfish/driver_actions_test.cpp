@@ -28,15 +28,6 @@ RedfishDriverOptions fast_options() {
   return options;
 }
 
-// Waits (a few seconds at most) for the simulator's System to settle in `state`.
-bool settles_in(sim::redfish::BmcState& bmc, const std::string& system, const std::string& state) {
-  for (int i = 0; i < 100; ++i) {
-    if (bmc.power_state(system) == state) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return false;
-}
-
 Types allowed_resets(const json& system) {
   return system["Actions"]["#ComputerSystem.Reset"]["ResetType@Redfish.AllowableValues"]
       .get<Types>();

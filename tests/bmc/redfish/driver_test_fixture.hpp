@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 
 #include "inventory/drivers/node_driver.hpp"
 #include "sim/redfish/fleet.hpp"
@@ -52,6 +53,16 @@ inline std::string mockup_first_system(const fs::path& dir) {
   std::string path = systems["Members"][0]["@odata.id"].get<std::string>();
   while (path.size() > 1 && path.back() == '/') path.pop_back();
   return path;
+}
+
+// Waits (a few seconds at most) for the simulator's System to settle in `state`.
+inline bool settles_in(sim::redfish::BmcState& bmc, const std::string& system,
+                       const std::string& state) {
+  for (int i = 0; i < 100; ++i) {
+    if (bmc.power_state(system) == state) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
 }
 
 struct SimulatedBmc {

@@ -1,0 +1,26 @@
+#pragma once
+// The health a GPU operator watches, read from what NVIDIA HGX services (and any BMC with
+// ProcessorMetrics) publish for a GPU Processor: its PCIe link and errors, ECC counts of its SRAM
+// and HBM (volatile: CurrentPeriod, aggregate: LifeTime), row remapping of its HBM, NVLink error
+// counters summed over its ports, and why it is throttled. Layout and names: the NVIDIA captures
+// in tests/data/vendor-captures/nvidia-hgx (FACTS.md).
+#include <string>
+#include <vector>
+
+#include "bmc/redfish/resource_graph.hpp"
+#include "inventory/model/hardware.hpp"
+
+namespace ironhold::bmc::redfish {
+
+// The GPU's details beyond the generic component ones: {uuid, pcie, pcie_errors, ecc, row_remap,
+// nvlink, throttle_reasons}, each only where the service gave something.
+nlohmann::json gpu_health_details(const ResourceGraph& graph, const std::string& processor_path);
+
+// The same as readings an alert rule can watch, named "<GPU Id>_<what>": kinds
+// gpu_ecc_uncorrectable, gpu_ecc_correctable (volatile counts where given, else aggregate),
+// gpu_row_remap_failure (1 when the HBM could not remap a row), gpu_pcie_link_downgrade (1 when
+// the link runs narrower or slower than it can), gpu_pcie_fatal_errors, gpu_nvlink_errors.
+std::vector<SensorReading> gpu_health_readings(const ResourceGraph& graph,
+                                               const std::string& processor_path);
+
+}  // namespace ironhold::bmc::redfish
