@@ -26,20 +26,6 @@ namespace asio = boost::asio;
 
 namespace {
 
-std::string url_encoded(const std::string& text) {
-  std::string out;
-  for (const unsigned char c : text) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      char hex[4];
-      std::snprintf(hex, sizeof hex, "%%%02X", c);
-      out += hex;
-    }
-  }
-  return out;
-}
-
 // The GPUs of a mockup: every Processor under Systems/ whose ProcessorType is GPU.
 std::vector<json> mockup_gpus(const std::filesystem::path& mockup) {
   std::vector<json> gpus;
@@ -164,7 +150,7 @@ TEST_CASE("owned and rented H100s are one catalogue model, counted apart by sour
   CHECK(http_get(server.port(), "/api/v1/gpu-models/unmapped", viewer).status == 403);
 
   // Only a global admin maps; the mapping re-resolves the nodes at once and is audited.
-  const std::string aliases = "/api/v1/gpu-models/" + url_encoded(canonical) + "/aliases";
+  const std::string aliases = "/api/v1/gpu-models/" + url_encode(canonical) + "/aliases";
   const json alias = {{"kind", "instance_type"}, {"alias", *flavors.begin()}};
   CHECK(http_send(server.port(), "POST", aliases, alias, server.token("operator")).status == 403);
   const auto mapped = http_send(server.port(), "POST", aliases, alias, admin);
@@ -172,7 +158,7 @@ TEST_CASE("owned and rented H100s are one catalogue model, counted apart by sour
   REQUIRE(mapped.status == 200);
   CHECK(mapped.json()["nodes_remapped"] == expected_cloud);
   const json audit =
-      http_get(server.port(), "/api/v1/audit?target=" + url_encoded(canonical), admin).json();
+      http_get(server.port(), "/api/v1/audit?target=" + url_encode(canonical), admin).json();
   INFO(audit.dump(2));
   REQUIRE(!audit["items"].empty());
   CHECK(audit["items"][0]["target_name"] == canonical);
@@ -187,18 +173,18 @@ TEST_CASE("owned and rented H100s are one catalogue model, counted apart by sour
   CHECK(row["source"]["bmc"]["gpus"] == gpus.size());
   CHECK(row["source"]["cloud"]["nodes"] == expected_cloud);
   long long cloud_gpus = 0;
-  for (const auto& n : nodes_of(server, admin, "source=cloud&gpu_model=" + url_encoded(canonical)))
+  for (const auto& n : nodes_of(server, admin, "source=cloud&gpu_model=" + url_encode(canonical)))
     cloud_gpus += n["hardware"]["gpu_count"].get<long long>();
   CHECK(row["source"]["cloud"]["gpus"] == cloud_gpus);
   CHECK(cloud_gpus > 0);
   CHECK(row["nodes"] == 1 + expected_cloud);
   CHECK(summary["gpu_model"][canonical] == 1 + expected_cloud);
   CHECK(!summary["gpu_model"].contains(h100["name"].get<std::string>()));
-  CHECK(nodes_of(server, viewer, "gpu_model=" + url_encoded(canonical)).size() ==
+  CHECK(nodes_of(server, viewer, "gpu_model=" + url_encode(canonical)).size() ==
         static_cast<std::size_t>(1 + expected_cloud));
 
   // Bad input is refused with the field named; a taken alias names the model holding it.
-  const std::string path = "/api/v1/gpu-models/" + url_encoded("Test GPU 1");
+  const std::string path = "/api/v1/gpu-models/" + url_encode("Test GPU 1");
   const json body = {{"vendor", "Acme"}, {"family", "F"}, {"model", "T1"}, {"form_factor", "PCIe"}};
   CHECK(http_send(server.port(), "PUT", path, body, server.token("operator")).status == 403);
   json bad = body;
@@ -221,7 +207,7 @@ TEST_CASE("owned and rented H100s are one catalogue model, counted apart by sour
   // Removing the alias puts the cloud nodes back under the provider's own name.
   const auto removed = http_send(
       server.port(), "DELETE",
-      aliases + "?kind=instance_type&alias=" + url_encoded(*flavors.begin()), nullptr, admin);
+      aliases + "?kind=instance_type&alias=" + url_encode(*flavors.begin()), nullptr, admin);
   REQUIRE(removed.status == 200);
   CHECK(removed.json()["nodes_remapped"] == expected_cloud);
   const json after = http_get(server.port(), "/api/v1/nodes/summary", viewer).json();
