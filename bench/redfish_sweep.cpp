@@ -1,10 +1,13 @@
-// One power+health sweep of many simulated Redfish BMCs through the real Redfish driver: the
+// One power+health sweep (or sensor poll, or inspection: --poll) of many simulated Redfish BMCs
+// through the real Redfish driver: the
 // first sweep (TLS handshakes, certificate pinning, session logins) and steady sweeps (sessions
 // and connections reused). Prints wall time, CPU per BMC poll on this side and peak RSS.
 //   redfish_sweep --ironhold build/ironhold --mockup mockups/hgx-gpu-server --count 5000
 //                 --per-process 1000 --latency-ms 50 --sweeps 3 [--threads 1]
 //                 [--exit-holding-heap yes]  (under heaptrack: the steady heap by allocation site)
 //                 [--http-client asio|libcurl]
+//                 [--poll status|sensors|inventory]  (what each BMC is asked: poll_status, the
+//                                  sensor poll, or a whole inspection; default status)
 //                 [--pause-s 65]  (between sweeps: past the simulators' 60 s keep-alive, so that
 //                                  every sweep reconnects, as a status interval of minutes does)
 #include <sys/resource.h>
@@ -46,8 +49,11 @@ struct SweepResult {
 };
 
 // What the workers of one sweep share; safe with several threads.
+enum class PollKind { status, sensors, inventory };
+
 struct SweepState {
   std::vector<DriverTarget>& targets;
+  PollKind kind = PollKind::status;
   std::atomic<std::size_t> next{0};
   std::atomic<std::size_t> ok{0};
   std::mutex errors_mutex;
@@ -61,7 +67,14 @@ asio::awaitable<void> worker(bmc::redfish::RedfishDriver& driver, SweepState& st
     const std::size_t index = state.next++;
     if (index >= state.targets.size()) co_return;
     DriverTarget& target = state.targets[index];
-    StatusReport report = co_await driver.poll_status(target);
+    DriverOutcome report;
+    if (state.kind == PollKind::sensors) {
+      report = co_await driver.poll_sensors(target);
+    } else if (state.kind == PollKind::inventory) {
+      report = co_await driver.inspect(target);
+    } else {
+      report = co_await driver.poll_status(target);
+    }
     if (report.ok()) {
       ++state.ok;
       if (!target.pinned_fingerprint && report.tls_fingerprint)
@@ -74,8 +87,9 @@ asio::awaitable<void> worker(bmc::redfish::RedfishDriver& driver, SweepState& st
 }
 
 SweepResult sweep(asio::io_context& io, bmc::redfish::RedfishDriver& driver,
-                  std::vector<DriverTarget>& targets, unsigned threads, std::size_t in_flight) {
-  SweepState state{targets};
+                  std::vector<DriverTarget>& targets, unsigned threads, std::size_t in_flight,
+                  PollKind kind) {
+  SweepState state{targets, kind};
   const double cpu0 = cpu_seconds();
   const auto t0 = Clock::now();
   for (std::size_t i = 0; i < std::min(in_flight, targets.size()); ++i)
@@ -125,6 +139,14 @@ int main(int argc, char** argv) {
   // The Redfish driver's HTTP client (serve's --bmc-http-client).
   const std::string http_client = arg(argc, argv, "http-client", "asio");
   const unsigned pause_s = static_cast<unsigned>(std::stoul(arg(argc, argv, "pause-s", "0")));
+  const std::string poll = arg(argc, argv, "poll", "status");
+  PollKind kind = PollKind::status;
+  if (poll == "sensors")
+    kind = PollKind::sensors;
+  else if (poll == "inventory")
+    kind = PollKind::inventory;
+  else if (poll != "status")
+    throw std::runtime_error("--poll must be status, sensors or inventory");
 
   rlimit limit{};
   getrlimit(RLIMIT_NOFILE, &limit);
@@ -160,18 +182,18 @@ int main(int argc, char** argv) {
     throw std::runtime_error("--http-client must be asio or libcurl");
   bmc::redfish::RedfishDriver driver(io.get_executor(), driver_options);
   std::printf(
-      "%zu BMCs, %u ms added latency each, %u thread(s), %zu polls in flight; rss before the "
-      "driver: %ld MiB\n",
-      targets.size(), latency, threads, in_flight, rss_before);
-  print("first sweep", sweep(io, driver, targets, threads, in_flight), targets.size());
+      "%zu BMCs, %s polls, %u ms added latency each, %u thread(s), %zu polls in flight; rss "
+      "before the driver: %ld MiB\n",
+      targets.size(), poll.c_str(), latency, threads, in_flight, rss_before);
+  print("first sweep", sweep(io, driver, targets, threads, in_flight, kind), targets.size());
   for (unsigned s = 0; s < sweeps; ++s) {
     if (pause_s) {
       std::printf("  pausing %u s; rss now %ld MiB\n", pause_s, rss_mib());
       std::fflush(stdout);
       std::this_thread::sleep_for(std::chrono::seconds(pause_s));
     }
-    print(pause_s ? "reconnecting" : "steady sweep", sweep(io, driver, targets, threads, in_flight),
-          targets.size());
+    print(pause_s ? "reconnecting" : "steady sweep",
+          sweep(io, driver, targets, threads, in_flight, kind), targets.size());
   }
   if (exit_holding_heap) {
     sims_owner.reset();

@@ -402,7 +402,19 @@ def build(spec):
             t.add(fab + "/Switches/" + sw, "#Switch.v1_9_0.Switch", {
                 "Id": sw, "Name": "NVSwitch %d" % i, "SwitchType": "NVLink", "Manufacturer": "NVIDIA",
                 "Model": "NVSwitch Gen3", "SerialNumber": serial("NVS", i + spec["seed"]),
-                "FirmwareVersion": "96.10.4C.00.01", "Status": ok(), "Links": {"Chassis": link(swc)}})
+                "FirmwareVersion": "96.10.4C.00.01", "Status": ok(),
+                "UUID": spec["uuid_prefix"] + "%012x" % (0x5c0000 + i),
+                "CurrentBandwidthGbps": 6656, "Metrics": link(fab + "/Switches/" + sw + "/SwitchMetrics"),
+                "Links": {"Chassis": link(swc)}})
+            # What an HGX service publishes of a switch's health: its internal memory's ECC counts
+            # and its PCIe errors (the DGX H100 capture's SwitchMetrics).
+            t.add(fab + "/Switches/" + sw + "/SwitchMetrics", "#SwitchMetrics.v1_0_0.SwitchMetrics", {
+                "Id": sw, "Name": sw + " Metrics",
+                "InternalMemoryMetrics": {"LifeTime": {"CorrectableECCErrorCount": 0,
+                                                        "UncorrectableECCErrorCount": 0}},
+                "PCIeErrors": {"CorrectableErrorCount": 0, "FatalErrorCount": 0, "L0ToRecoveryCount": 0,
+                               "NAKReceivedCount": 0, "NAKSentCount": 0, "NonFatalErrorCount": 0,
+                               "ReplayCount": 0, "ReplayRolloverCount": 0}})
             t.add(swc, "#Chassis.v1_23_0.Chassis", {
                 "Id": "HGX_" + sw, "Name": "HGX NVSwitch %d" % i, "ChassisType": "Component",
                 "Manufacturer": "NVIDIA", "Model": "NVSwitch Gen3", "SerialNumber": serial("NVS", i + spec["seed"]),

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "inventory/model/enums.hpp"
+#include "inventory/model/node.hpp"
 #include "web/openapi_types.hpp"
 
 namespace ironhold::web::openapi {
@@ -99,6 +100,11 @@ json component_schemas() {
         {"maintenance", {{"type", "boolean"}}},
         {"maintenance_reason", nullable("string")},
         {"credentials_set", {{"type", "boolean"}}},
+        {"gpus_expected",
+         {{"type", json::array({"integer", "null"})},
+          {"description",
+           "GPUs an owned server should have (gpu_missing alerts below it): learned from its first "
+           "inspection with GPUs, or set by PATCH"}}},
         {"last_seen", {{"type", json::array({"string", "null"})}, {"format", "date-time"}}},
         {"created_at", {{"type", "string"}, {"format", "date-time"}}},
         {"updated_at", {{"type", "string"}, {"format", "date-time"}}},
@@ -125,6 +131,13 @@ json component_schemas() {
   patch.erase("required");
   patch["description"] =
       "Objects (options, location, tags) merge as RFC 7396: a null removes a key.";
+  patch["properties"]["gpus_expected"] = {
+      {"type", json::array({"integer", "null"})},
+      {"minimum", 1},
+      {"maximum", max_gpus_expected},
+      {"description",
+       "the GPU count to expect from now on (after a GPU was removed or added on purpose); null "
+       "takes the count of the last inspection. Owned servers only"}};
   json problem = {{"type", "object"},
                   {"properties",
                    {{"type", {{"type", "string"}}},

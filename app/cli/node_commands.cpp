@@ -111,6 +111,9 @@ std::vector<Option> set_options() {
       make_option("unset-option", "KEY...", "Remove a driver option."),
       make_option("maintenance", "on|off", "Put the node in or out of maintenance."),
       make_option("reason", "TEXT", "Why the node is in maintenance."),
+      make_option("gpus-expected", "N|seen",
+                  "GPUs to expect from now on (gpu_missing alerts below it); seen: the count of "
+                  "the last inspection."),
   };
 }
 

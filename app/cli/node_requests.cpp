@@ -250,6 +250,8 @@ json patch_body(const Args& args, const std::optional<std::string>& password) {
       throw UsageError("--maintenance must be on or off, not \"" + *m + "\"");
   }
   if (auto r = args.get("reason")) body["maintenance_reason"] = *r;
+  if (auto g = args.get("gpus-expected"))
+    body["gpus_expected"] = *g == "seen" ? json(nullptr) : json(parse_int(*g, "--gpus-expected"));
   if (body.empty()) throw UsageError("nothing to change: give at least one option to set");
   return body;
 }
@@ -266,6 +268,19 @@ std::vector<std::string> list_row(const json& n, SystemTime now) {
           lifecycle,
           relative_time(text(n, "last_seen"), now)};
 }
+
+namespace {
+
+// "7 (8 expected)" where the count the node should have differs from what it has, else the count.
+std::string gpus_text(const json& n) {
+  const json hardware = n.value("hardware", json::object());
+  std::string seen = hardware.is_object() ? text(hardware, "gpu_count") : std::string();
+  const std::string expected = text(n, "gpus_expected");
+  if (expected.empty() || expected == seen) return seen;
+  return (seen.empty() ? std::string("?") : seen) + " (" + expected + " expected)";
+}
+
+}  // namespace
 
 std::string show_text(const json& n) {
   std::string maintenance = is_true(n, "maintenance") ? "yes" : "no";
@@ -291,6 +306,7 @@ std::string show_text(const json& n) {
       {"Last error", text(n, "last_error")},
       {"Lifecycle", text(n, "lifecycle")},
       {"Maintenance", maintenance},
+      {"GPUs", gpus_text(n)},
       {"Provider ID", text(n, "provider_id")},
       {"Credentials", is_true(n, "credentials_set") ? "set" : "not set"},
       {"Last seen", text(n, "last_seen")},

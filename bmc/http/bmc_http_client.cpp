@@ -135,6 +135,7 @@ std::optional<milliseconds> retry_delay(const RetryPolicy& policy, const HttpRes
 BmcHttpClient::BmcHttpClient(asio::any_io_executor executor, Options options,
                              RetryEnvironment environment)
     : limiter_(options.per_host_limit),
+      learn_from_refusals_(options.learn_from_refusals),
       policy_(options.retry),
       environment_(with_defaults(std::move(environment))) {
   if (options.transport_kind == Options::Transport::libcurl) {
@@ -159,7 +160,8 @@ asio::awaitable<HttpResult> BmcHttpClient::request(HttpRequest request, CallOpti
   if (options.max_attempts)
     policy.max_attempts = std::min(policy_.max_attempts, std::max(*options.max_attempts, 1U));
   for (unsigned attempt = 1;; ++attempt) {
-    const auto turn = pacer_.reserve(request.pace);
+    auto turn = pacer_.reserve(request.pace);
+    if (learn_from_refusals_) turn = std::max(turn, throttle_.reserve(key));
     if (turn.count() > 0) {
       if (options.on_wait) options.on_wait();
       co_await environment_.sleep(turn);
@@ -169,6 +171,19 @@ asio::awaitable<HttpResult> BmcHttpClient::request(HttpRequest request, CallOpti
     auto sent = curl_ ? curl_->request(request) : asio_->request(request);
     HttpResult result = co_await std::move(sent);
     permit.release();
+    if (learn_from_refusals_ && result.ok()) {
+      const long status = result.response().status;
+      if (status == 503 || status == 429) {
+        throttle_.refused(key);
+        // A refused burst needs the burst to drain before a retry is taken: more patience than
+        // for a failure, unless the caller limited its attempts.
+        if (!options.max_attempts)
+          policy.max_attempts =
+              std::max(policy_.max_attempts, RefusalThrottle::attempts_when_refused);
+      } else {
+        throttle_.answered(key);
+      }
+    }
     const auto delay = retry_delay(policy, result, attempt, idempotent, environment_.uniform(),
                                    environment_.now());
     if (!delay) co_return result;

@@ -15,6 +15,7 @@
 #include "bmc/http/asio_http_client.hpp"
 #include "bmc/http/curl_multi_client.hpp"
 #include "bmc/http/per_host_limiter.hpp"
+#include "bmc/http/refusal_throttle.hpp"
 
 namespace ironhold::bmc::http {
 
@@ -81,6 +82,10 @@ class BmcHttpClient {
     CurlMultiClient::Options transport;  // for libcurl; max_idle_connections for both
     std::size_t per_host_limit = 1;
     RetryPolicy retry;
+    // Pace a host that refused a request (503 or 429) from then on (refusal_throttle.hpp): for
+    // BMCs, which refuse bursts without saying how many they take. Cloud APIs have their own
+    // rates (HttpRequest::pace).
+    bool learn_from_refusals = false;
   };
 
   BmcHttpClient(boost::asio::any_io_executor executor, Options options,
@@ -99,6 +104,8 @@ class BmcHttpClient {
   std::unique_ptr<AsioHttpClient> asio_;
   PerHostLimiter limiter_;
   RequestPacer pacer_;
+  RefusalThrottle throttle_;
+  bool learn_from_refusals_ = false;
   RetryPolicy policy_;
   RetryEnvironment environment_;
 };

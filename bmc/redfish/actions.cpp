@@ -104,6 +104,39 @@ ResetAction find_reset_action(const Resource& resource, const std::string& name)
   return out;
 }
 
+// A BMC that will not take Boot on the System itself (iDRAC 10 calls it read-only; others take
+// it only as a pending setting) takes it through the System's @Redfish.Settings object, applied
+// at the next reset, which a reprovision sends next.
+asio::awaitable<ActionReport> boot_through_settings(RedfishConnection& connection,
+                                                    const SettingsTarget& settings, json patch,
+                                                    std::string detail, DriverError refused) {
+  auto planned = settings_patch(std::move(patch), settings);
+  if (auto* e = std::get_if<DriverError>(&planned))
+    co_return report(connection, "", DriverError{e->code, refused.message + "; " + e->message});
+  json body_json = std::get<json>(std::move(planned));
+  std::string apply_time;
+  if (const auto it = body_json.find("@Redfish.SettingsApplyTime"); it != body_json.end())
+    apply_time = it->value("ApplyTime", std::string());
+  std::string method = "PATCH";
+  std::string path = settings.path;
+  std::optional<json> body = std::move(body_json);
+  http::HeaderList no_headers;
+  CallResult result = co_await connection.exchange(std::move(method), std::move(path),
+                                                   std::move(body), std::move(no_headers));
+  if (auto* e = std::get_if<DriverError>(&result))
+    co_return report(connection, "",
+                     DriverError{e->code, refused.message + "; then " + e->message});
+  const RedfishReply& reply = std::get<RedfishReply>(result);
+  if (reply.status < 200 || reply.status >= 300) {
+    DriverError second = error_from_status(reply.status, reply.body, "PATCH " + settings.path);
+    co_return report(connection, "",
+                     DriverError{second.code, refused.message + "; then " + second.message});
+  }
+  detail += " through the settings object " + settings.path;
+  if (!apply_time.empty()) detail += " (ApplyTime " + apply_time + ")";
+  co_return report(connection, detail);
+}
+
 }  // namespace
 
 asio::awaitable<ActionReport> power_action(RedfishConnection& connection, std::string system_id,
@@ -154,7 +187,7 @@ asio::awaitable<ActionReport> set_boot_override(RedfishConnection& connection,
         DriverError{DriverErrorCode::unsupported,
                     "boot target " + wanted + " not allowed by the BMC (allowed: " + list + ")"});
   }
-  const json patch = boot_patch(boot);
+  const json patch = boot_patch(boot, resource.doc);
   std::string detail = "PATCH Boot";
   for (const auto& [name, value] : patch["Boot"].items())
     detail += " " + name + "=" + value.get<std::string>();
@@ -180,9 +213,14 @@ asio::awaitable<ActionReport> set_boot_override(RedfishConnection& connection,
       resource = std::get<Resource>(std::move(reread));
       continue;
     }
+    const std::string label = "PATCH " + resource.path;
     if (reply.status < 200 || reply.status >= 300) {
-      const std::string label = "PATCH " + resource.path;
-      co_return report(connection, "", error_from_status(reply.status, reply.body, label));
+      DriverError refused = error_from_status(reply.status, reply.body, label);
+      const auto settings = settings_target(resource.doc);
+      if (!settings || (reply.status != 400 && reply.status != 403 && reply.status != 405))
+        co_return report(connection, "", std::move(refused));
+      co_return co_await boot_through_settings(connection, *settings, patch, std::move(detail),
+                                               std::move(refused));
     }
     if (resource.etag) detail += " (If-Match " + *resource.etag + ")";
     co_return report(connection, detail);

@@ -32,6 +32,22 @@ std::variant<std::vector<std::string>, DriverError> plan_reset(
 std::string boot_target(BootDevice device);
 // {"Boot": {BootSourceOverrideTarget, BootSourceOverrideEnabled[, BootSourceOverrideMode]}}.
 nlohmann::json boot_patch(const BootRequest& boot);
+// boot_patch for this System: a Supermicro BMC refuses a Boot PATCH without
+// BootSourceOverrideMode, so when none is asked for its current mode is sent back unchanged.
+// (iLO refuses a mode it does not let change, so the mode is not echoed everywhere.)
+nlohmann::json boot_patch(const BootRequest& boot, const nlohmann::json& system);
+
+// Where a resource takes settings it applies later: its @Redfish.Settings object.
+struct SettingsTarget {
+  std::string path;                      // SettingsObject
+  std::vector<std::string> apply_times;  // SupportedApplyTimes; empty when not listed
+};
+std::optional<SettingsTarget> settings_target(const nlohmann::json& resource);
+// `patch` with the @Redfish.SettingsApplyTime a boot override wants: OnReset (it is read at the
+// next boot), else Immediate; none when the BMC lists no apply times. `unsupported` when it lists
+// only others (a maintenance window), naming them.
+std::variant<nlohmann::json, DriverError> settings_patch(nlohmann::json patch,
+                                                         const SettingsTarget& target);
 // {"LocationIndicatorActive": on} when the System has it as a boolean (or has no IndicatorLED),
 // else {"IndicatorLED": "Lit"/"Off"}; nothing when the System has neither.
 std::optional<nlohmann::json> identify_patch(const nlohmann::json& system, bool on);

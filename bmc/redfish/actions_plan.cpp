@@ -1,6 +1,7 @@
 // The pure half of the actions: what to send for a request, given what the BMC allows.
 #include <algorithm>
 #include <array>
+#include <cctype>
 
 #include "bmc/redfish/actions.hpp"
 
@@ -93,6 +94,53 @@ json boot_patch(const BootRequest& boot) {
   if (boot.mode)
     settings["BootSourceOverrideMode"] = *boot.mode == BootMode::uefi ? "UEFI" : "Legacy";
   return json{{"Boot", std::move(settings)}};
+}
+
+json boot_patch(const BootRequest& boot, const json& system) {
+  json patch = boot_patch(boot);
+  if (boot.mode || !system.is_object()) return patch;
+  std::string maker = system.value("Manufacturer", json()).is_string()
+                          ? system["Manufacturer"].get<std::string>()
+                          : std::string();
+  std::transform(maker.begin(), maker.end(), maker.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (maker.find("supermicro") == std::string::npos) return patch;
+  const auto current = system.find("Boot");
+  if (current == system.end() || !current->is_object()) return patch;
+  const auto mode = current->find("BootSourceOverrideMode");
+  if (mode != current->end() && mode->is_string()) patch["Boot"]["BootSourceOverrideMode"] = *mode;
+  return patch;
+}
+
+std::optional<SettingsTarget> settings_target(const json& resource) {
+  if (!resource.is_object()) return std::nullopt;
+  const auto settings = resource.find("@Redfish.Settings");
+  if (settings == resource.end() || !settings->is_object()) return std::nullopt;
+  const auto object = settings->find("SettingsObject");
+  if (object == settings->end() || !object->is_object()) return std::nullopt;
+  const auto id = object->find("@odata.id");
+  if (id == object->end() || !id->is_string()) return std::nullopt;
+  SettingsTarget target;
+  target.path = path_of(id->get<std::string>());
+  if (target.path.empty()) return std::nullopt;
+  if (const auto times = settings->find("SupportedApplyTimes");
+      times != settings->end() && times->is_array())
+    for (const auto& t : *times)
+      if (t.is_string()) target.apply_times.push_back(t.get<std::string>());
+  return target;
+}
+
+std::variant<json, DriverError> settings_patch(json patch, const SettingsTarget& target) {
+  if (target.apply_times.empty()) return patch;
+  const std::optional<std::vector<std::string>> allowed = target.apply_times;
+  const auto time = first_allowed(allowed, {"OnReset", "Immediate"});
+  if (!time)
+    return DriverError{DriverErrorCode::unsupported, "the BMC takes Boot only through " +
+                                                         target.path + " and applies it only at " +
+                                                         listed(target.apply_times) +
+                                                         ", not at the next reset"};
+  patch["@Redfish.SettingsApplyTime"] = json{{"ApplyTime", *time}};
+  return patch;
 }
 
 std::optional<json> identify_patch(const json& system, bool on) {

@@ -201,6 +201,13 @@ class Crawl {
         std::string collection = link_of(*root, "Systems");
         systems = co_await read_collection(collection);
         require(graph().find(collection), "the Systems collection");
+        // A BMC still starting (or whose host agent is not up) may answer 200 with no members.
+        // Taken at its word, every System behind it would be gone and its nodes retired.
+        if (systems.empty() && graph().find(collection))
+          fail(DriverErrorCode::bad_response,
+               collection +
+                   " lists no Systems (an empty Members), as a BMC that is still "
+                   "starting answers; nothing was recorded");
       }
     }
     // Only for Systems known before this crawl: a root read above means there is no select.
@@ -282,6 +289,7 @@ class Crawl {
       // an inspection.
       co_await read_baseboard_parts(board, options_.scope == CrawlScope::inventory);
     }
+    if (!result_.baseboard_paths.empty()) co_await read_nvswitches();
     if (options_.scope == CrawlScope::inventory) {
       std::string root_path(service_root_path);
       const json* update_service = co_await read_linked(root_path, "UpdateService");
@@ -388,6 +396,23 @@ class Crawl {
     const std::string memory = document ? link_of(*document, "Memory") : std::string{};
     for (const auto& module : memory.empty() ? std::vector<std::string>{} : graph().members(memory))
       co_await read_linked(module, "Metrics");
+  }
+
+  // The NVLink Switches of the service's Fabrics and their metrics (ECC, PCIe errors), which move:
+  // read by every sensor poll, as the GPUs' are. Other fabrics' switches (PCIe) are left alone.
+  boost::asio::awaitable<void> read_nvswitches() {
+    std::string fabrics = root_link(graph(), "Fabrics");
+    if (fabrics.empty()) co_return;
+    for (const auto& fabric : co_await read_collection(fabrics)) {
+      const json* document = co_await read(fabric);
+      if (!document || read_string(document, "FabricType").value_or("NVLink") != "NVLink") continue;
+      std::string switches = link_of(*document, "Switches");
+      if (switches.empty()) continue;
+      for (const auto& path : co_await read_collection(switches)) {
+        const json* nvswitch = co_await read(path);
+        if (read_string(nvswitch, "SwitchType") == "NVLink") co_await read_linked(path, "Metrics");
+      }
+    }
   }
 
   boost::asio::awaitable<void> read_system_parts(const std::string& system) {

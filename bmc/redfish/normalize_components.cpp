@@ -58,6 +58,16 @@ class Collector {
       if (const json* member = graph_.find(path)) visit(*member, path);
   }
 
+  // The collection `owner` links as `property` was read and has no members.
+  bool lists_nothing(const std::string& owner, std::string_view property_name) const {
+    const json* document = graph_.find(owner);
+    if (!document) return false;
+    std::string collection = link_of(*document, property_name);
+    return !collection.empty() && graph_.find(collection) && graph_.members(collection).empty();
+  }
+
+  void unlisted(ComponentKind kind) { unlisted_.push_back(kind); }
+
   ComponentsResult finish(HardwareSummary summary) {
     std::map<std::pair<ComponentKind, std::string>, int> uses;
     for (const auto& c : candidates_) ++uses[{c.component.kind, c.id}];
@@ -72,6 +82,7 @@ class Collector {
       result.components.push_back(std::move(c.component));
     }
     result.summary = std::move(summary);
+    result.unlisted_kinds = std::move(unlisted_);
     return result;
   }
 
@@ -80,6 +91,7 @@ class Collector {
  private:
   const ResourceGraph& graph_;
   std::vector<Candidate> candidates_;
+  std::vector<ComponentKind> unlisted_;
 };
 
 void put(json& details, const char* key, const std::optional<double>& value) {
@@ -135,6 +147,18 @@ void add_processors(Collector& collector, const std::string& system, HardwareSum
       if (!summary.gpu_model) summary.gpu_model = c.component.model;
     }
   });
+}
+
+// The System's ProcessorSummary stands in for the count and model of the CPUs it did not list.
+void note_unlisted_processors(Collector& collector, const std::string& system, bool gpus_there_too,
+                              HardwareSummary& summary) {
+  collector.unlisted(ComponentKind::cpu);
+  collector.unlisted(ComponentKind::other);
+  if (gpus_there_too) collector.unlisted(ComponentKind::gpu);
+  const json* processors = read_object(collector.graph().find(system), "ProcessorSummary");
+  if (auto count = read_number(processors, "Count"); count && *count > 0)
+    summary.cpu_count = static_cast<int>(*count);
+  summary.cpu_model = read_string(processors, "Model");
 }
 
 void add_memory(Collector& collector, const std::string& system, HardwareSummary& summary) {
@@ -263,7 +287,12 @@ ComponentsResult normalize_components(const ResourceGraph& graph, const std::str
   add_processors(collector, system_path, summary);
   // The HBM of a baseboard's Memory belongs to its GPUs (their memory_gib), not to the host.
   for (const auto& board : baseboards) add_processors(collector, board, summary);
+  // A baseboard that lists no GPU has lost them (that must alert); a host without processors or
+  // memory cannot be running, so its empty collection means "not known yet".
+  if (collector.lists_nothing(system_path, "Processors"))
+    note_unlisted_processors(collector, system_path, baseboards.empty(), summary);
   add_memory(collector, system_path, summary);
+  if (collector.lists_nothing(system_path, "Memory")) collector.unlisted(ComponentKind::memory);
   add_drives(collector, system_path, summary);
   add_nics(collector, system_path);
   add_chassis_parts(collector, system_path);

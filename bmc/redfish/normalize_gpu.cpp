@@ -28,7 +28,8 @@ int pcie_generation(const std::optional<std::string>& type) {
   return n;
 }
 
-// Adds the four ECC counts of a MemoryMetrics-like object ({LifeTime, CurrentPeriod}) to `sums`.
+}  // namespace
+
 void add_ecc(json& sums, const json* metrics) {
   const std::pair<const char*, const char*> periods[] = {{"CurrentPeriod", "volatile"},
                                                          {"LifeTime", "aggregate"}};
@@ -44,6 +45,41 @@ void add_ecc(json& sums, const json* metrics) {
       }
   }
 }
+
+json pcie_error_counts(const json* errors) {
+  json out = json::object();
+  const std::pair<const char*, const char*> names[] = {{"CorrectableErrorCount", "correctable"},
+                                                       {"FatalErrorCount", "fatal"},
+                                                       {"NonFatalErrorCount", "non_fatal"},
+                                                       {"L0ToRecoveryCount", "l0_to_recovery"},
+                                                       {"ReplayCount", "replay"},
+                                                       {"ReplayRolloverCount", "replay_rollover"},
+                                                       {"NAKReceivedCount", "nak_received"},
+                                                       {"NAKSentCount", "nak_sent"}};
+  for (const auto& [property, key] : names)
+    if (auto v = read_number(errors, property)) out[key] = *v;
+  return out;
+}
+
+std::optional<double> ecc_count(const json& counts, std::string_view kind) {
+  const std::string v = std::string(kind) + "_volatile", a = std::string(kind) + "_aggregate";
+  if (counts.contains(v)) return counts[v].get<double>();
+  if (counts.contains(a)) return counts[a].get<double>();
+  return std::nullopt;
+}
+
+SensorReading counter_reading(const std::string& owner, const char* suffix, const char* kind,
+                              double value, const char* unit) {
+  SensorReading r;
+  r.name = owner + "_" + suffix;
+  r.kind = kind;
+  r.value = value;
+  r.unit = unit;
+  r.status = Health::unknown;
+  return r;
+}
+
+namespace {
 
 struct GpuDocuments {
   const json* processor = nullptr;
@@ -88,19 +124,7 @@ json pcie_link(const GpuDocuments& d) {
 }
 
 json pcie_errors(const GpuDocuments& d) {
-  const json* errors = read_object(d.metrics, "PCIeErrors");
-  json out = json::object();
-  const std::pair<const char*, const char*> names[] = {{"CorrectableErrorCount", "correctable"},
-                                                       {"FatalErrorCount", "fatal"},
-                                                       {"NonFatalErrorCount", "non_fatal"},
-                                                       {"L0ToRecoveryCount", "l0_to_recovery"},
-                                                       {"ReplayCount", "replay"},
-                                                       {"ReplayRolloverCount", "replay_rollover"},
-                                                       {"NAKReceivedCount", "nak_received"},
-                                                       {"NAKSentCount", "nak_sent"}};
-  for (const auto& [property, key] : names)
-    if (auto v = read_number(errors, property)) out[key] = *v;
-  return out;
+  return pcie_error_counts(read_object(d.metrics, "PCIeErrors"));
 }
 
 // The GPU's ECC counts: MemorySummary's metrics where given (NVIDIA adds HBM and SRAM there),
@@ -172,13 +196,7 @@ json throttle_reasons(const GpuDocuments& d) {
 
 SensorReading reading(const std::string& gpu, const char* suffix, const char* kind, double value,
                       const char* unit) {
-  SensorReading r;
-  r.name = gpu + "_" + suffix;
-  r.kind = kind;
-  r.value = value;
-  r.unit = unit;
-  r.status = Health::unknown;
-  return r;
+  return counter_reading(gpu, suffix, kind, value, unit);
 }
 
 }  // namespace
@@ -208,12 +226,7 @@ std::vector<SensorReading> gpu_health_readings(const ResourceGraph& graph,
   const json counts = ecc(d);
   // Volatile counts where the service gives them (they start again at the GPU's reset), else
   // the aggregate, which is all HGX services publish.
-  auto count = [&counts](const char* kind) -> std::optional<double> {
-    const std::string v = std::string(kind) + "_volatile", a = std::string(kind) + "_aggregate";
-    if (counts.contains(v)) return counts[v].get<double>();
-    if (counts.contains(a)) return counts[a].get<double>();
-    return std::nullopt;
-  };
+  auto count = [&counts](const char* kind) { return ecc_count(counts, kind); };
   if (auto n = count("uncorrectable"))
     out.push_back(reading(gpu, "ECC_Uncorrectable", "gpu_ecc_uncorrectable", *n, "count"));
   if (auto n = count("correctable"))

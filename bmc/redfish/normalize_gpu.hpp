@@ -12,6 +12,16 @@
 
 namespace ironhold::bmc::redfish {
 
+// What the GPU and NVSwitch readers share. add_ecc adds the four ECC counts of a
+// MemoryMetrics-like object ({LifeTime, CurrentPeriod}) to `sums` as {correctable,
+// uncorrectable}_{volatile,aggregate}; ecc_count picks a kind's volatile count where given, else
+// its aggregate. pcie_error_counts reads a PCIeErrors object as {correctable, fatal, ...}.
+void add_ecc(nlohmann::json& sums, const nlohmann::json* metrics);
+std::optional<double> ecc_count(const nlohmann::json& counts, std::string_view kind);
+nlohmann::json pcie_error_counts(const nlohmann::json* errors);
+SensorReading counter_reading(const std::string& owner, const char* suffix, const char* kind,
+                              double value, const char* unit);
+
 // The GPU's details beyond the generic component ones: {uuid, pcie, pcie_errors, ecc, row_remap,
 // nvlink, throttle_reasons}, each only where the service gave something.
 nlohmann::json gpu_health_details(const ResourceGraph& graph, const std::string& processor_path);

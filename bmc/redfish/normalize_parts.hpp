@@ -15,6 +15,7 @@ struct ComponentsResult {
   HardwareSummary summary;
   // Resource path -> slot of the component read from it (for firmware RelatedItem links).
   std::map<std::string, std::string, std::less<>> slot_by_path;
+  std::vector<ComponentKind> unlisted_kinds;  // see SystemInventory
 };
 
 // Processors, memory, drives and NICs of the System; PSUs and fans of its chassis; and the

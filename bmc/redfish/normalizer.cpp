@@ -8,6 +8,7 @@
 #include "bmc/redfish/normalize_gpu.hpp"
 #include "bmc/redfish/normalize_links.hpp"
 #include "bmc/redfish/normalize_parts.hpp"
+#include "bmc/redfish/normalize_switches.hpp"
 
 namespace ironhold::bmc::redfish {
 
@@ -104,6 +105,11 @@ void add_readings_and_events(const ResourceGraph& graph, const std::string& syst
       for (auto& s : gpu_health_readings(graph, gpu))
         if (names.insert(s.name).second) sensors.push_back(std::move(s));
   }
+  // The NVSwitches of the GPU tray are the host's, as its GPUs are.
+  if (!baseboards.empty())
+    for (const auto& path : nvswitch_paths(graph))
+      for (auto& s : nvswitch_readings(graph, path))
+        if (names.insert(s.name).second) sensors.push_back(std::move(s));
 }
 
 }  // namespace
@@ -135,9 +141,17 @@ SystemInventory normalize_inventory(const ResourceGraph& graph, const std::strin
     id.bios_version = read_string(system, "BiosVersion");
   }
   ComponentsResult parts = normalize_components(graph, system_path, baseboards);
+  if (!baseboards.empty())
+    for (const auto& path : nvswitch_paths(graph)) {
+      Component nvswitch = nvswitch_component(graph, path);
+      if (nvswitch.slot.empty()) continue;
+      parts.slot_by_path[path] = nvswitch.slot;
+      parts.components.push_back(std::move(nvswitch));
+    }
   inventory.firmware = normalize_firmware(graph, system_path, parts);
   inventory.summary = parts.summary;
   inventory.components = std::move(parts.components);
+  inventory.unlisted_kinds = std::move(parts.unlisted_kinds);
   inventory.sensors = normalize_sensor_readings(graph, system_path);
   inventory.events = normalize_events(graph, system_path);
   add_readings_and_events(graph, system_path, baseboards, inventory.sensors, inventory.events);

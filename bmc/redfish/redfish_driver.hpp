@@ -19,10 +19,11 @@
 namespace ironhold::bmc::redfish {
 
 struct RedfishDriverOptions {
-  // per_host_limit 1 and one connection per BMC by default (BMCs are small); retries. Through
-  // AsioHttpClient: 8,000 kept-alive BMC connections took some 140 MB more through libcurl.
-  http::BmcHttpClient::Options http{.transport_kind =
-                                        http::BmcHttpClient::Options::Transport::asio};
+  // per_host_limit 1 and one connection per BMC by default (BMCs are small); retries; a BMC that
+  // refuses a burst is paced from then on. Through AsioHttpClient: 8,000 kept-alive BMC
+  // connections took some 140 MB more through libcurl.
+  http::BmcHttpClient::Options http{.transport_kind = http::BmcHttpClient::Options::Transport::asio,
+                                    .learn_from_refusals = true};
   TransportOptions transport;  // timeouts and body/JSON caps per request
   // After rejected credentials: how long before the same credentials are tried again.
   AuthBackoffOptions auth_backoff;

@@ -175,7 +175,12 @@ asio::awaitable<RedfishConnection::AuthResult> RedfishConnection::login() {
     co_return DriverError{DriverErrorCode::auth_failed, "the BMC rejected the credentials (HTTP " +
                                                             std::to_string(status) + " on login)"};
   }
-  if (status == 404 || status == 405 || status == 501) {
+  if (is_session_limit(status, reply)) {
+    // Every slot is taken (other tools, or sessions a crashed client leaked): Basic auth for a
+    // while, as sushy and most Redfish clients fall back, rather than no answer until they end.
+    session.mode = AuthMode::basic;
+    session.basic_until = sessions_.basic_until_after_session_limit();
+  } else if (status == 404 || status == 405 || status == 501) {
     // No session service to speak of: Basic auth on every request instead.
     session.mode = AuthMode::basic;
   } else if (!success(status)) {
@@ -268,6 +273,16 @@ asio::awaitable<CallResult> RedfishConnection::perform(std::string method, std::
   if (!result.ok()) co_return error_from_http(result.error(), label);
 
   http::HttpResponse& response = result.response();
+  if (response.status == 401 && session.basic_until) {
+    // Basic auth stood in for a session the BMC had no slot for, and it refuses Basic: that says
+    // nothing against the credentials. A session is tried again on the next call.
+    sessions_.invalidate(target_.key, session.token);
+    co_return DriverError{DriverErrorCode::rejected,
+                          label +
+                              ": the BMC has no free session slot and refuses Basic auth "
+                              "(HTTP 401); its sessions must end (they time out, or an "
+                              "administrator closes them) before it answers"};
+  }
   if (response.status == 401 && session.mode == AuthMode::basic) {
     // With Basic auth every request is a login: a rejection bars the key like a failed login.
     sessions_.record_rejection(target_.key);

@@ -54,6 +54,10 @@ std::string redfish_error_message(const nlohmann::json& body);
 // `what` names the request ("GET /redfish/v1/Systems").
 DriverError error_from_http(const http::HttpError& error, std::string_view what);
 DriverError error_from_status(long status, const nlohmann::json& body, std::string_view what);
+// A login refused because the BMC's session table is full: Base's SessionLimitExceeded (bmcweb
+// answers 503, Cisco CIMC 400) or iDRAC's RAC0218 under a GeneralError (503), told by the
+// MessageId's last part, or by the message where a BMC gives none.
+bool is_session_limit(long status, const nlohmann::json& body);
 // "/redfish/v1/X" from a link or Location that may be an absolute URL; query and fragment
 // dropped. Empty when there is no path.
 std::string path_of(std::string_view link);

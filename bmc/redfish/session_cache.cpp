@@ -22,7 +22,12 @@ std::optional<CachedSession> SessionCache::find(const std::string& key) const {
   std::lock_guard lock(mutex_);
   const auto it = sessions_.find(key);
   if (it == sessions_.end()) return std::nullopt;
+  if (it->second.basic_until && now_() >= *it->second.basic_until) return std::nullopt;
   return it->second;
+}
+
+SessionCache::Clock::time_point SessionCache::basic_until_after_session_limit() const {
+  return now_() + backoff_.session_slots_retry;
 }
 
 std::vector<CachedSession> SessionCache::store(const std::string& key, CachedSession session) {

@@ -32,11 +32,17 @@ struct CachedSession {
   // (pinned to the certificate it saw), so a logout never goes to a swapped certificate.
   std::string base_url;
   http::TlsPolicy tls;
+  // Set when the BMC had no free session slot (iDRAC's RAC0218, Base's SessionLimitExceeded):
+  // Basic auth on each request until then, when a session is tried again. A full session table
+  // (other tools, or sessions a crashed client leaked) must not stop every poll until it drains.
+  std::optional<std::chrono::steady_clock::time_point> basic_until;
 };
 
 struct AuthBackoffOptions {
   std::chrono::seconds initial{15 * 60};
   std::chrono::seconds max{4 * 60 * 60};
+  // How long Basic auth stands in for a session after a BMC said its sessions are all taken.
+  std::chrono::seconds session_slots_retry{5 * 60};
 };
 
 // "https://10.0.0.1:443\nadmin\n<sha256 hex of the password>": never holds the password itself.
@@ -51,6 +57,8 @@ class SessionCache {
       AuthBackoffOptions backoff = {},
       std::function<Clock::time_point()> now = [] { return Clock::now(); });
 
+  // The key's session; nothing when there is none or when it is a Basic-auth stand-in past its
+  // basic_until (a session is to be tried again).
   std::optional<CachedSession> find(const std::string& key) const;
   // Stores the key's session and returns the sessions it supersedes: those of the same BMC and
   // user under another password, which nothing will use again but which hold one of the BMC's
@@ -67,6 +75,9 @@ class SessionCache {
   // The BMC rejected the credentials: bar the key for the current backoff, then double it.
   void record_rejection(const std::string& key);
   void record_success(const std::string& key);
+
+  // Until when Basic auth stands in for a session refused now for want of a free slot.
+  Clock::time_point basic_until_after_session_limit() const;
 
   // Serializes logins per key: hold the permit while logging in.
   boost::asio::awaitable<http::PerHostLimiter::Permit> login_gate(std::string key);

@@ -138,6 +138,34 @@ DriverError error_from_http(const http::HttpError& e, std::string_view what) {
   return error(DriverErrorCode::bad_response, prefix + e.message);
 }
 
+bool is_session_limit(long status, const json& body) {
+  if (status != 400 && status != 403 && status != 429 && status != 503) return false;
+  if (!body.is_object()) return false;
+  const auto error_it = body.find("error");
+  if (error_it == body.end() || !error_it->is_object()) return false;
+  const auto names_limit = [](const json& message) {
+    if (!message.is_object()) return false;
+    const auto id = message.find("MessageId");
+    if (id != message.end() && id->is_string()) {
+      const std::string& text = id->get_ref<const std::string&>();
+      const std::string last = text.substr(text.rfind('.') + 1);
+      if (last == "SessionLimitExceeded" || last == "RAC0218") return true;
+    }
+    const auto said = message.find("Message");
+    if (said == message.end() || !said->is_string()) return false;
+    const std::string& text = said->get_ref<const std::string&>();
+    return text.find("maximum number of user sessions") != std::string::npos ||
+           text.find("number of simultaneous sessions") != std::string::npos;
+  };
+  const json& error = *error_it;
+  const auto extended = error.find("@Message.ExtendedInfo");
+  if (extended != error.end() && extended->is_array())
+    for (const auto& message : *extended)
+      if (names_limit(message)) return true;
+  return names_limit(json{{"MessageId", error.value("code", json())},
+                          {"Message", error.value("message", json())}});
+}
+
 DriverError error_from_status(long status, const json& body, std::string_view what) {
   std::string message = std::string(what) + ": HTTP " + std::to_string(status);
   const std::string detail = redfish_error_message(body);

@@ -102,6 +102,7 @@ Node node_from_row(const pqxx::row& r) {
   n.last_inspected = rfc3339_of(r[33]);
   n.cloud_account_id = optional_text(r[34]);
   n.project = r[35].as<std::string>();
+  if (!r[36].is_null()) n.gpus_expected = r[36].as<int>();
   return n;
 }
 
@@ -159,6 +160,8 @@ void append_row_json(std::string& out, const pqxx::row& r) {
   boolean("credentials_set", 22);
   word("driver", text_of(r[3]).value_or(""));
   text("endpoint", 4);
+  field("gpus_expected");
+  out += r[36].is_null() ? std::string("null") : std::to_string(r[36].as<int>());
   field("hardware");
   out += '{';
   const auto hardware = text_of(r[27]);

@@ -329,7 +329,13 @@ Node NodeStore::update(std::string_view id_or_name, const json& patch) {
     }
     NodeSecrets secrets = read_secrets(tx, box_, current.id);
     bool credentials_changed = false;
-    const NodeSpec spec = apply_node_patch(current, secrets.kg, patch, credentials_changed);
+    json rest = patch;
+    std::optional<json> gpus_expected;
+    if (rest.is_object() && rest.contains("gpus_expected")) {
+      gpus_expected = rest["gpus_expected"];
+      rest.erase("gpus_expected");
+    }
+    const NodeSpec spec = apply_node_patch(current, secrets.kg, rest, credentials_changed);
     try {
       Savepoint update(tx, "update_node");
       tx.exec_params(
@@ -351,6 +357,17 @@ Node NodeStore::update(std::string_view id_or_name, const json& patch) {
       if (credentials_changed) secrets.credentials = spec.credentials;
       secrets.kg = spec.kg;
       write_secrets(tx, box_, current.id, secrets);
+    }
+    if (gpus_expected) {
+      // null: the count the last inspection saw (none yet: learned from the next that finds GPUs).
+      const std::optional<int> count = parse_gpus_expected(*gpus_expected);
+      tx.exec_params(
+          "UPDATE nodes SET gpus_expected = COALESCE($2::integer, CASE WHEN "
+          "jsonb_typeof(hardware -> 'gpu_count') = 'number' AND (hardware ->> "
+          "'gpu_count')::numeric "
+          "> 0 THEN (hardware ->> 'gpu_count')::numeric::integer END) WHERE id = $1::uuid",
+          current.id,
+          nullable(count ? std::optional<std::string>(std::to_string(*count)) : std::nullopt));
     }
     const std::string endpoint = spec.endpoint.to_string();
     if (endpoint != current.endpoint.value_or("")) {

@@ -53,7 +53,8 @@ std::string describe(const Component& c) {
 }
 
 void record_components(pqxx::transaction_base& tx, const PolledNode& node, bool announce,
-                       const std::vector<Component>& components) {
+                       const std::vector<Component>& components,
+                       const std::set<std::string>& unlisted_kinds) {
   using Key = std::pair<std::string, std::string>;  // kind, slot
   std::map<Key, ComponentIdentity> current;
   for (const auto& r : tx.exec_params(
@@ -96,7 +97,7 @@ void record_components(pqxx::transaction_base& tx, const PolledNode& node, bool 
     }
   }
   for (const auto& [key, identity] : current) {
-    if (seen.count(key)) continue;
+    if (seen.count(key) || unlisted_kinds.count(key.first)) continue;
     tx.exec_params(
         "UPDATE components SET valid_to = now() WHERE node_id = $1::uuid AND kind = $2 AND slot = "
         "$3 "
@@ -235,6 +236,48 @@ void reconcile_children(pqxx::transaction_base& tx, PolledFamily& family,
   }
 }
 
+// The summary with what the BMC did not list this time taken from the one recorded before (see
+// SystemInventory::unlisted_kinds), and a warning event saying so.
+HardwareSummary keep_unlisted(pqxx::transaction_base& tx, const PolledNode& node,
+                              HardwareSummary summary, const std::set<std::string>& unlisted) {
+  const auto rows = tx.exec_params("SELECT hardware FROM nodes WHERE id = $1::uuid", node.id);
+  nlohmann::json before = nlohmann::json::object();
+  if (!rows.empty() && !rows[0][0].is_null()) {
+    before = nlohmann::json::parse(rows[0][0].c_str(), nullptr, false);
+    if (!before.is_object()) before = nlohmann::json::object();
+  }
+  const auto count = [&before](const char* key) {
+    const auto it = before.find(key);
+    return it != before.end() && it->is_number_integer() ? it->get<int>() : 0;
+  };
+  const auto text = [&before](const char* key) -> std::optional<std::string> {
+    const auto it = before.find(key);
+    if (it == before.end() || !it->is_string()) return std::nullopt;
+    return it->get<std::string>();
+  };
+  if (unlisted.count("cpu")) {
+    if (summary.cpu_count == 0) summary.cpu_count = count("cpu_count");
+    if (!summary.cpu_model) summary.cpu_model = text("cpu_model");
+  }
+  if (unlisted.count("gpu")) {
+    summary.gpu_count = count("gpu_count");
+    summary.gpu_model = text("gpu_model_raw");
+    if (!summary.gpu_model) summary.gpu_model = text("gpu_model");
+  }
+  if (unlisted.count("memory") && !summary.memory_gib) {
+    const auto it = before.find("memory_gib");
+    if (it != before.end() && it->is_number()) summary.memory_gib = it->get<double>();
+  }
+  std::string kinds;
+  for (const auto& kind : unlisted) kinds += (kinds.empty() ? "" : ", ") + kind;
+  add_event(tx, node, "inventory_partial", Severity::warning,
+            "the BMC listed none of this System's " + kinds +
+                " (an empty collection, as a BMC that has not read the host's inventory yet "
+                "answers); what was recorded before is kept",
+            {{"kinds", std::vector<std::string>(unlisted.begin(), unlisted.end())}});
+  return summary;
+}
+
 }  // namespace
 
 void record_inventory(pqxx::transaction_base& tx, PolledFamily& family,
@@ -252,7 +295,10 @@ void record_inventory(pqxx::transaction_base& tx, PolledFamily& family,
     const auto& id = system.identity;
     // The driver's GPU name goes in as the raw name; the nodes_canonical_gpu trigger resolves
     // gpu_model through the GPU catalogue.
+    std::set<std::string> unlisted;
+    for (const auto kind : system.unlisted_kinds) unlisted.emplace(to_string(kind));
     HardwareSummary summary = system.summary;
+    if (!unlisted.empty()) summary = keep_unlisted(tx, *node, std::move(summary), unlisted);
     summary.gpu_model_raw = summary.gpu_model;
     tx.exec_params(
         "UPDATE nodes SET manufacturer = $2, model = $3, serial = $4, asset_tag = coalesce($5, "
@@ -262,7 +308,7 @@ void record_inventory(pqxx::transaction_base& tx, PolledFamily& family,
         node->id, opt(id.manufacturer), opt(id.model), opt(id.serial), opt(id.asset_tag),
         db_json(identity_json(id, report.manager_firmware)), db_json(to_json(summary)),
         db_text(system.system_id));
-    record_components(tx, *node, announce, system.components);
+    record_components(tx, *node, announce, system.components, unlisted);
     record_firmware(tx, *node, announce, system.firmware);
     record_sensors(tx, *node, system.sensors, system.events);
   }

@@ -115,6 +115,11 @@ struct SystemInventory {
   std::vector<FirmwareItem> firmware;  // FirmwareInventory + the Manager's firmware + BIOS
   std::vector<SensorReading> sensors;
   std::vector<HardwareEvent> events;
+  // Kinds whose collection the BMC answered with no members where a running server must have
+  // some: the host's Processors or Memory, from a BMC that has not read the host's inventory yet
+  // (bmcweb with the host off, or a BMC just restarted). The components recorded before stay,
+  // and so do their counts in the summary; nothing is taken for removed.
+  std::vector<ComponentKind> unlisted_kinds;
 };
 
 nlohmann::json to_json(const HardwareSummary& summary);

@@ -60,6 +60,7 @@ nlohmann::json to_json(const Node& n) {
       {"maintenance", n.maintenance},
       {"maintenance_reason", optional_json(n.maintenance_reason)},
       {"credentials_set", n.credentials_set},
+      {"gpus_expected", n.gpus_expected ? nlohmann::json(*n.gpus_expected) : nullptr},
       {"last_seen", optional_json(n.last_seen)},
       {"created_at", optional_json(n.created_at)},
       {"updated_at", optional_json(n.updated_at)},
@@ -97,6 +98,8 @@ void append_json(std::string& out, const Node& n) {
   boolean("credentials_set", n.credentials_set);
   word("driver", n.driver);
   text("endpoint", n.endpoint);
+  field("gpus_expected");
+  out += n.gpus_expected ? std::to_string(*n.gpus_expected) : "null";
   field("hardware");
   out += '{';
   const char* separator = "";

@@ -39,6 +39,9 @@ struct Node {
   bool maintenance = false;
   std::optional<std::string> maintenance_reason;
   bool credentials_set = false;
+  // An owned server's GPU count to expect (gpu_missing alerts below it): learned from its first
+  // inspection that found GPUs, or set by an operator. Nothing for cloud instances.
+  std::optional<int> gpus_expected;
   // From the poller: the hardware summary and further identity of the last inspection, the
   // person-readable text of last_error (a stable code), the pinned TLS certificate.
   nlohmann::json hardware = nlohmann::json::object();
@@ -50,6 +53,9 @@ struct Node {
   // RFC 3339 UTC, as the database formats them.
   std::optional<std::string> last_seen, created_at, updated_at, retired_at;
 };
+
+// The most GPUs a node may be told to expect (a typo's 80000 would alert for ever).
+inline constexpr int max_gpus_expected = 1024;
 
 // The API's JSON form of a node (the same field names as enrollment; credentials never appear).
 nlohmann::json to_json(const Node& node);

@@ -181,6 +181,17 @@ NodeSpec apply_node_patch(const Node& current, const std::optional<std::string>&
   return spec;
 }
 
+std::optional<int> parse_gpus_expected(const json& value) {
+  if (value.is_null()) return std::nullopt;
+  if (!value.is_number_integer() || value.get<std::int64_t>() < 1 ||
+      value.get<std::int64_t>() > max_gpus_expected)
+    throw unprocessable("\"gpus_expected\" must be a whole number from 1 to " +
+                            std::to_string(max_gpus_expected) +
+                            ", or null to take the count of the last inspection",
+                        "gpus_expected");
+  return static_cast<int>(value.get<std::int64_t>());
+}
+
 CloudNodePatch apply_cloud_node_patch(const Node& current, const json& patch) {
   if (!patch.is_object()) throw invalid("the request body must be a JSON object");
   for (const auto& [key, value] : patch.items())

@@ -50,6 +50,10 @@ struct CloudNodePatch {
 };
 CloudNodePatch apply_cloud_node_patch(const Node& current, const nlohmann::json& patch);
 
+// A PATCH's "gpus_expected": a count from 1 to max_gpus_expected, or nothing for null (take the
+// last inspection's count). Anything else is unprocessable, naming the field.
+std::optional<int> parse_gpus_expected(const nlohmann::json& value);
+
 // RFC 7396 JSON merge patch.
 void merge_patch(nlohmann::json& target, const nlohmann::json& patch);
 

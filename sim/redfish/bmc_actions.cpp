@@ -104,6 +104,7 @@ Response BmcState::reset(const std::string& system_path, const Request& request)
           format_rfc3339(std::chrono::system_clock::now());
       Clock::duration until_on{};
       for (const auto& step : machine.steps) until_on += step.lasts;
+      apply_pending_settings(system_path);
       network_boot_if_asked(system_path, until_on);
       // Firmware staged to activate at the next reset (a BIOS) is what the System now runs.
       for (const auto& [entry, version] : pending_firmware_)
@@ -180,7 +181,8 @@ Response BmcState::patch(const std::string& path, const Request& request) {
   const auto doc_it = documents_.find(path);
   if (doc_it == documents_.end()) return resource_missing(path);
   if (is_subscription(path)) return patch_subscription(path, request);
-  if (!power_.count(path)) return method_not_allowed(path);
+  const bool settings = settings_objects_.count(path) > 0;
+  if (!power_.count(path) && !settings) return method_not_allowed(path);
   refresh_power(path);
   const auto if_match = request.find(http::field::if_match);
   if (if_match != request.end() && if_match->value() != "*" &&
@@ -188,7 +190,31 @@ Response BmcState::patch(const std::string& path, const Request& request) {
     return precondition_failed();
   const json body = json::parse(request.body(), nullptr, false);
   if (body.is_discarded() || !body.is_object()) return malformed_json();
+  if (settings) return patch_settings(path, body);
   return patch_system(path, body);
+}
+
+std::optional<Response> BmcState::check_boot(const json& boot, const json& requested,
+                                             json& changes) const {
+  if (faults_.boot_mode_required && !requested.contains("BootSourceOverrideMode"))
+    return property_missing("Boot/BootSourceOverrideMode");
+  for (const auto& [name, setting] : requested.items()) {
+    static const std::map<std::string, std::vector<std::string>> fixed = {
+        {"BootSourceOverrideEnabled", {"Disabled", "Once", "Continuous"}},
+        {"BootSourceOverrideMode", {"Legacy", "UEFI"}},
+        {"BootSourceOverrideTarget", {}},  // from the document's AllowableValues
+    };
+    const auto rule = fixed.find(name);
+    if (rule == fixed.end()) return property_unknown("Boot/" + name);
+    if (!setting.is_string()) return property_value_type_error(setting.dump(), "Boot/" + name);
+    const std::string text = setting.get<std::string>();
+    const auto& values = rule->second;
+    if ((!values.empty() && std::find(values.begin(), values.end(), text) == values.end()) ||
+        !allowed(boot, name, text))
+      return property_value_not_in_list(text, "Boot/" + name);
+    changes[name] = text;
+  }
+  return std::nullopt;
 }
 
 // All or nothing: every property is checked before any is applied.
@@ -212,23 +238,9 @@ Response BmcState::patch_system(const std::string& path, const json& body) {
       continue;
     }
     if (key != "Boot") return property_unknown(key);
+    if (faults_.boot_via_settings) return property_not_writable("Boot");
     if (!value.is_object()) return property_value_type_error(value.dump(), "Boot");
-    for (const auto& [name, setting] : value.items()) {
-      static const std::map<std::string, std::vector<std::string>> fixed = {
-          {"BootSourceOverrideEnabled", {"Disabled", "Once", "Continuous"}},
-          {"BootSourceOverrideMode", {"Legacy", "UEFI"}},
-          {"BootSourceOverrideTarget", {}},  // from the document's AllowableValues
-      };
-      const auto rule = fixed.find(name);
-      if (rule == fixed.end()) return property_unknown("Boot/" + name);
-      if (!setting.is_string()) return property_value_type_error(setting.dump(), "Boot/" + name);
-      const std::string text = setting.get<std::string>();
-      const auto& values = rule->second;
-      if ((!values.empty() && std::find(values.begin(), values.end(), text) == values.end()) ||
-          !allowed(boot, name, text))
-        return property_value_not_in_list(text, "Boot/" + name);
-      changes[name] = text;
-    }
+    if (auto refused = check_boot(boot, value, changes)) return std::move(*refused);
   }
   for (const auto& [name, value] : changes.items()) system["Boot"][name] = value;
   for (const auto& [name, value] : identify.items()) system[name] = value;

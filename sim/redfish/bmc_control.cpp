@@ -67,10 +67,30 @@ Faults BmcState::request_received() {
   return faults_;
 }
 
+bool BmcState::refuse_burst() {
+  std::lock_guard lock(mutex_);
+  if (faults_.burst_limit == 0) return false;
+  const auto now = config_.now();
+  while (!burst_window_.empty() && now - burst_window_.front() >= std::chrono::seconds(1))
+    burst_window_.pop_front();
+  if (burst_window_.size() >= faults_.burst_limit) {
+    ++counters_.requests_refused;
+    return true;
+  }
+  burst_window_.push_back(now);
+  return false;
+}
+
+std::size_t BmcState::open_sessions() const {
+  std::lock_guard lock(mutex_);
+  return sessions_.size();
+}
+
 void BmcState::set_faults(const Faults& faults) {
   std::lock_guard lock(mutex_);
   faults_ = faults;
   apply_event_fault();
+  apply_settings_fault();
 }
 
 std::string BmcState::system_path(const std::string& system) const {

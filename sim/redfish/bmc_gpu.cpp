@@ -1,6 +1,6 @@
-// BmcState's GPU faults: the counters and flags an NVIDIA HGX service moves when a GPU starts to
-// fail (tests/data/vendor-captures/nvidia-hgx/FACTS.md), so that the driver's GPU health readings
-// and the alert rules on them can be driven end to end.
+// BmcState's GPU and NVSwitch faults: the counters and flags an NVIDIA HGX service moves when a
+// GPU or an NVSwitch starts to fail (tests/data/vendor-captures/nvidia-hgx/FACTS.md), so that the
+// driver's GPU health readings and the alert rules on them can be driven end to end.
 #include <algorithm>
 
 #include "inventory/error.hpp"
@@ -91,6 +91,32 @@ void BmcState::set_gpu_fault(const std::string& gpu, const json& fault) {
     }
     documents_.at(collection).json["Members@odata.count"] = members.size();
   }
+  changed();
+}
+
+void BmcState::set_nvswitch_fault(const std::string& nvswitch, const json& fault) {
+  if (!fault.is_object()) throw invalid("an NVSwitch fault is a JSON object");
+  for (const auto& [key, value] : fault.items())
+    if (key != "switch" && key != "uncorrectable_ecc" && key != "correctable_ecc" &&
+        key != "pcie_fatal_errors")
+      throw invalid("unknown NVSwitch fault \"" + key + "\"", key);
+  std::lock_guard lock(mutex_);
+  std::string metrics;
+  for (const auto& [url, doc] : documents_)
+    if (doc.is_json && doc.json.value("@odata.type", "").rfind("#Switch.", 0) == 0 &&
+        doc.json.value("Id", "") == nvswitch)
+      metrics = link_of(doc.json, "Metrics");
+  if (metrics.empty() || !documents_.count(metrics))
+    throw not_found("no Switch with Id " + nvswitch + " and SwitchMetrics");
+  json& m = documents_.at(metrics).json;
+  if (fault.contains("uncorrectable_ecc"))
+    m["InternalMemoryMetrics"]["LifeTime"]["UncorrectableECCErrorCount"] =
+        count_of(fault, "uncorrectable_ecc");
+  if (fault.contains("correctable_ecc"))
+    m["InternalMemoryMetrics"]["LifeTime"]["CorrectableECCErrorCount"] =
+        count_of(fault, "correctable_ecc");
+  if (fault.contains("pcie_fatal_errors"))
+    m["PCIeErrors"]["FatalErrorCount"] = count_of(fault, "pcie_fatal_errors");
   changed();
 }
 

@@ -175,6 +175,8 @@ json to_json(const BmcCounters& c) {
           {"requests", c.requests},
           {"requests_received", c.requests_received},
           {"selected_reads", c.selected_reads},
+          {"sessions_refused", c.sessions_refused},
+          {"requests_refused", c.requests_refused},
           {"subscriptions_created", c.subscriptions_created},
           {"events_delivered", c.events_delivered},
           {"event_deliveries_failed", c.event_deliveries_failed},
@@ -214,6 +216,7 @@ BmcState::BmcState(const Mockup& mockup, BmcConfig config) : config_(std::move(c
     machine.started = config_.now();
     power_.emplace(path, std::move(machine));
   }
+  for (const auto& [path, machine] : power_) register_settings_object(path);
   if (!simple_update_target_.empty() || !push_uri_.empty()) ensure_task_service();
   find_event_service();
   apply_event_fault();
@@ -268,6 +271,7 @@ bool BmcState::authenticated(const Request& request) {
   if (authorization == request.end()) return false;
   const std::string_view value = authorization->value();
   if (value.size() < 6 || value.substr(0, 6) != "Basic ") return false;
+  if (faults_.basic_auth_refused) return false;
   const std::string pair = base64_decode(value.substr(6));
   const auto colon = pair.find(':');
   const bool ok = colon != std::string::npos && pair.substr(0, colon) == config_.username &&
@@ -358,6 +362,10 @@ Response BmcState::create_session(const Request& request) {
       !password->is_string() || *user != config_.username || *password != config_.password) {
     ++counters_.failed_logins;
     return no_valid_session();
+  }
+  if (faults_.session_limit > 0 && sessions_.size() >= faults_.session_limit) {
+    ++counters_.sessions_refused;
+    return idrac_session_limit();
   }
   ++counters_.successful_logins;
   Session session{std::to_string(next_session_++), random_hex(16), config_.username};

@@ -6,6 +6,7 @@
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <chrono>
+#include <deque>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -67,8 +68,10 @@ struct BmcCounters {
   unsigned updates_completed = 0;  // update tasks that installed their image
   unsigned requests = 0;           // requests answered by handle()
   unsigned requests_received =
-      0;                        // requests read, answered or not (a fault may reset or drop them)
-  unsigned selected_reads = 0;  // GETs answered with $select
+      0;                          // requests read, answered or not (a fault may reset or drop them)
+  unsigned selected_reads = 0;    // GETs answered with $select
+  unsigned sessions_refused = 0;  // logins refused by the session_limit fault
+  unsigned requests_refused = 0;  // requests refused by the burst_limit fault
 
   // The EventService: subscriptions accepted; Event documents a destination answered 2xx;
   // delivery attempts that failed (each retry counts); Event documents never delivered (given up
@@ -107,6 +110,10 @@ class BmcState {
   // Counts a request read off the wire, before any fault acts on it, and returns the faults it
   // meets (one lock for both).
   Faults request_received();
+  // Counts the request against the burst_limit fault; true when it is one too many this second
+  // (and counts it refused).
+  bool refuse_burst();
+  std::size_t open_sessions() const;
   Faults faults() const;
   void set_faults(const Faults& faults);
   void set_power(const std::string& system, const std::string& state);  // "On" | "Off", at once
@@ -124,6 +131,9 @@ class BmcState {
   // GPU Processor whose Id is `gpu`. ironhold::Error: not_found for no such GPU, invalid for a
   // fault it does not know or a wrong type.
   void set_gpu_fault(const std::string& gpu, const nlohmann::json& fault);
+  // A failing NVSwitch: `fault` sets any of {"uncorrectable_ecc": N, "correctable_ecc": N,
+  // "pcie_fatal_errors": N} in the SwitchMetrics of the Switch whose Id is `nvswitch`.
+  void set_nvswitch_fault(const std::string& nvswitch, const nlohmann::json& fault);
   // The updater's side of a SimpleUpdate or push: merges `patch` into the Task at `task_path`;
   // installs a version on the firmware inventory entries named (or, with none, the entry whose Id
   // is `component`), at once or at the System's next reset. ironhold::Error (not_found) when there
@@ -187,6 +197,15 @@ class BmcState {
   Response post(const std::string& path, const Request& request);
   Response patch(const std::string& path, const Request& request);
   Response patch_system(const std::string& path, const nlohmann::json& body);
+  // Checks a PATCH's Boot object against the System's `current` Boot (its AllowableValues) and
+  // the faults; puts what it sets in `changes`. The refusal to answer, if any.
+  std::optional<Response> check_boot(const nlohmann::json& current, const nlohmann::json& requested,
+                                     nlohmann::json& changes) const;
+  // bmc_settings.cpp: @Redfish.Settings objects of Systems.
+  void register_settings_object(const std::string& system_path);
+  void apply_settings_fault();  // boot_via_settings: every System gets a settings object
+  Response patch_settings(const std::string& path, const nlohmann::json& body);
+  void apply_pending_settings(const std::string& system_path);  // at a reset that brings it On
   Response remove(const std::string& path);
   Response reset(const std::string& system_path, const Request& request);
   Response create_session(const Request& request);
@@ -248,6 +267,8 @@ class BmcState {
   unsigned next_session_ = 1;
   BmcCounters counters_;
   Faults faults_;
+  std::map<std::string, std::string> settings_objects_;  // settings object path -> System path
+  std::deque<Clock::time_point> burst_window_;           // requests taken in the last second
   std::map<std::string, nlohmann::json> sensor_base_;  // drifting documents as the mockup has them
   std::map<std::string, std::uint64_t> reads_;         // by path: the drift's tick
   std::uint64_t seed_ = 0;

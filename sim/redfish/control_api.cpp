@@ -75,6 +75,11 @@ Response bmc_route(RedfishFleet& fleet, std::size_t i, const std::vector<std::st
     state.set_gpu_fault(text_field(body, "gpu", true), body);
     return reply(http::status::ok, fleet.describe(i));
   }
+  if (parts.size() == 3 && what == "nvswitch") {
+    const json body = body_of(request);
+    state.set_nvswitch_fault(text_field(body, "switch", true), body);
+    return reply(http::status::ok, fleet.describe(i));
+  }
   if (parts.size() == 4 && what == "sessions" && parts[3] == "expire") {
     const std::size_t n = state.session_count();
     state.expire_sessions();

@@ -174,4 +174,27 @@ Response service_disabled(const std::string& url) {
                        {url});
 }
 
+Response idrac_session_limit() {
+  const nlohmann::json info = {
+      {"Message", "The maximum number of user sessions is reached."},
+      {"MessageArgs", nlohmann::json::array()},
+      {"MessageArgs@odata.count", 0},
+      {"MessageId", "IDRAC.2.4.RAC0218"},
+      {"RelatedProperties", nlohmann::json::array()},
+      {"RelatedProperties@odata.count", 0},
+      {"Resolution", "Close one or more sessions before opening another session."},
+      {"Severity", "Informational"}};
+  const nlohmann::json body = {
+      {"error",
+       {{"@Message.ExtendedInfo", nlohmann::json::array({info})},
+        {"code", "Base.1.7.GeneralError"},
+        {"message", "A general error has occurred. See ExtendedInfo for more information"}}}};
+  return json_response(http::status::service_unavailable, body);
+}
+
+Response service_busy() {
+  return redfish_error(http::status::service_unavailable, "ServiceTemporarilyUnavailable",
+                       "The service is temporarily unavailable.  Retry in 1 seconds.", {"1"});
+}
+
 }  // namespace ironhold::sim::redfish

@@ -50,6 +50,11 @@ Response action_parameter_value_type_error(const std::string& value, const std::
                                            const std::string& action);  // 400
 Response action_parameter_value_format_error(const std::string& value, const std::string& parameter,
                                              const std::string& action);  // 400
+// iDRAC 9's answer to a login past its session limit: 503, a GeneralError holding RAC0218 (the
+// body as iDRAC firmware sends it, quoted in gofish issue 75 and check_redfish issue 89).
+Response idrac_session_limit();  // 503
+// A BMC that cannot take another request now: 503 without Retry-After.
+Response service_busy();  // 503
 // The service at `url` (an EventService with ServiceEnabled false) takes no requests.
 Response service_disabled(const std::string& url);  // 400
 

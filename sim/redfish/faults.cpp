@@ -21,6 +21,13 @@ unsigned delay_field(const json& value, const char* name) {
   return static_cast<unsigned>(ms);
 }
 
+unsigned count_field(const json& value, const char* name) {
+  if (!value.is_number_integer() || value.get<std::int64_t>() < 0 ||
+      value.get<std::int64_t>() > 1'000'000)
+    throw invalid(std::string(name) + " must be a whole number from 0 (no limit) to 1000000", name);
+  return static_cast<unsigned>(value.get<std::int64_t>());
+}
+
 bool bool_field(const json& value, const char* name) {
   if (!value.is_boolean()) throw invalid(std::string(name) + " must be true or false", name);
   return value.get<bool>();
@@ -71,6 +78,30 @@ Faults faults_from_json(const json& body, Faults f) {
       f.update_hangs = bool_field(value, "update_hangs");
     } else if (key == "event_service_disabled") {
       f.event_service_disabled = bool_field(value, "event_service_disabled");
+    } else if (key == "session_limit") {
+      f.session_limit = count_field(value, "session_limit");
+    } else if (key == "burst_limit") {
+      f.burst_limit = count_field(value, "burst_limit");
+    } else if (key == "basic_auth_refused") {
+      f.basic_auth_refused = bool_field(value, "basic_auth_refused");
+    } else if (key == "boot_via_settings") {
+      f.boot_via_settings = bool_field(value, "boot_via_settings");
+    } else if (key == "boot_mode_required") {
+      f.boot_mode_required = bool_field(value, "boot_mode_required");
+    } else if (key == "empty_collections") {
+      if (!value.is_array())
+        throw invalid("empty_collections must be a list of collection names, like [\"Systems\"]",
+                      key);
+      f.empty_collections.clear();
+      for (const auto& name : value) {
+        if (!name.is_string() || name.get_ref<const std::string&>().empty() ||
+            name.get_ref<const std::string&>().find('/') != std::string::npos)
+          throw invalid(
+              "empty_collections holds collection names without a slash, like "
+              "\"Processors\"",
+              key);
+        f.empty_collections.push_back(name.get<std::string>());
+      }
     } else {
       throw invalid("unknown fault \"" + key + "\"", key);
     }
@@ -93,14 +124,22 @@ json to_json(const Faults& f) {
           {"install_hangs", f.install_hangs},
           {"update_fails", f.update_fails},
           {"update_hangs", f.update_hangs},
-          {"event_service_disabled", f.event_service_disabled}};
+          {"event_service_disabled", f.event_service_disabled},
+          {"empty_collections", f.empty_collections},
+          {"session_limit", f.session_limit},
+          {"basic_auth_refused", f.basic_auth_refused},
+          {"burst_limit", f.burst_limit},
+          {"boot_via_settings", f.boot_via_settings},
+          {"boot_mode_required", f.boot_mode_required}};
 }
 
 json active_faults(const Faults& f) {
   json names = json::array();
   const json all = to_json(f);
   for (const auto& [key, value] : all.items()) {
-    const bool on = value.is_boolean() ? value.get<bool>() : value.get<double>() != 0;
+    const bool on = value.is_boolean() ? value.get<bool>()
+                    : value.is_array() ? !value.empty()
+                                       : value.get<double>() != 0;
     if (on) names.push_back(key);
   }
   return names;
@@ -117,6 +156,22 @@ std::string mangle_body(const Faults& f, std::string body) {
   }
   if (f.truncated_json && body.size() > 1) body.resize(body.size() / 2);
   return body;
+}
+
+std::string empty_members(const Faults& f, std::string_view target, std::string body) {
+  if (f.empty_collections.empty()) return body;
+  std::string_view path = target.substr(0, target.find('?'));
+  while (!path.empty() && path.back() == '/') path.remove_suffix(1);
+  const std::string_view last = path.substr(path.rfind('/') + 1);
+  bool named = false;
+  for (const auto& name : f.empty_collections) named = named || name == last;
+  if (!named) return body;
+  json document = json::parse(body, nullptr, false);
+  if (!document.is_object() || !document.contains("Members")) return body;
+  document["Members"] = json::array();
+  document["Members@odata.count"] = 0;
+  document.erase("Members@odata.nextLink");
+  return document.dump();
 }
 
 }  // namespace ironhold::sim::redfish

@@ -223,10 +223,17 @@ asio::awaitable<bool> RedfishServer::answer(net::ByteStream& stream, const Reque
   Response response;
   if (faults.redirect_loop) {
     response = wire::redirect_loop(target);
+  } else if (faults.burst_limit > 0 && state_.refuse_burst()) {
+    response = service_busy();
   } else if (roll_error(faults.error_rate)) {
     response = wire::server_error(roll_error(0.5));
   } else {
     response = state_.handle(request);
+  }
+  if (!faults.empty_collections.empty() && request.method() == http::verb::get &&
+      response.result() == http::status::ok && is_json(response)) {
+    response.body() = empty_members(faults, target, std::move(response.body()));
+    response.prepare_payload();
   }
   if ((faults.truncated_json || faults.invalid_json || faults.huge_body_bytes > 0) &&
       is_json(response)) {

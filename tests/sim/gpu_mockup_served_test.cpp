@@ -121,6 +121,20 @@ TEST_CASE("the GPU server mockup serves sessions, actions, firmware updates and 
   CHECK(curl_fetch(base + gpus).doc()["Members"].size() == 8);
   CHECK_THROWS_AS(fleet.state(0).set_gpu_fault("GPU_SXM_1", {{"melted", true}}), ironhold::Error);
   CHECK_THROWS_AS(fleet.state(0).set_gpu_fault("GPU_SXM_99", {{"missing", true}}), ironhold::Error);
+
+  // An NVSwitch counting errors: in its SwitchMetrics, where the DGX capture has them.
+  const std::string nvswitch = "/redfish/v1/Fabrics/HGX_NVLinkFabric_0/Switches/NVSwitch_2";
+  const std::string switch_metrics =
+      curl_fetch(base + nvswitch).doc()["Metrics"]["@odata.id"].get<std::string>();
+  fleet.state(0).set_nvswitch_fault("NVSwitch_2",
+                                    {{"uncorrectable_ecc", 3}, {"pcie_fatal_errors", 1}});
+  const json counted = curl_fetch(base + switch_metrics).doc();
+  CHECK(counted["InternalMemoryMetrics"]["LifeTime"]["UncorrectableECCErrorCount"] == 3);
+  CHECK(counted["PCIeErrors"]["FatalErrorCount"] == 1);
+  CHECK_THROWS_AS(fleet.state(0).set_nvswitch_fault("NVSwitch_2", {{"melted", true}}),
+                  ironhold::Error);
+  CHECK_THROWS_AS(fleet.state(0).set_nvswitch_fault("NVSwitch_9", {{"uncorrectable_ecc", 1}}),
+                  ironhold::Error);
 }
 
 TEST_CASE("a --mockup list of MOCKUP:COUNT groups serves each group", "[sim][mockups]") {

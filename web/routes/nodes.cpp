@@ -136,6 +136,10 @@ asio::awaitable<Response> update_node(Services& s, RequestContext& ctx) {
     ctx.audit_details["fields"] = fields;
   }
   const Node current = co_await authorized_node(s, ctx, ctx.path_param("id"), cap_act);
+  if (patch.is_object() && patch.contains("gpus_expected"))
+    ctx.audit_details["gpus_expected"] = {
+        {"from", current.gpus_expected ? json(*current.gpus_expected) : json(nullptr)},
+        {"to", patch["gpus_expected"]}};
   // Moving a node to another project takes an admin of both.
   if (patch.is_object() && patch.contains("project") && patch["project"].is_string() &&
       patch["project"] != current.project) {

@@ -1,5 +1,7 @@
 // What the Redfish actions send for each request, given what a BMC allows (pure functions).
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 
 #include "bmc/redfish/actions.hpp"
 
@@ -19,6 +21,16 @@ Types planned(PowerAction action, const std::optional<Types>& allowed) {
     FAIL(e->message);
   }
   return std::get<Types>(plan);
+}
+
+// A System document of a vendor capture (tests/data/vendor-captures).
+json captured_system(const std::string& vendor, const std::string& system) {
+  const auto file = std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() /
+                    "data" / "vendor-captures" / vendor / "tree" / "Systems" / system /
+                    "index.json";
+  std::ifstream in(file);
+  REQUIRE(in);
+  return json::parse(in);
 }
 
 }  // namespace
@@ -71,6 +83,53 @@ TEST_CASE("identify uses LocationIndicatorActive, or IndicatorLED on older servi
   CHECK(identify_patch(json{{"LocationIndicatorActive", nullptr}, {"IndicatorLED", "Off"}}, true) ==
         json{{"IndicatorLED", "Lit"}});
   CHECK_FALSE(identify_patch(json{{"Id", "1"}}, true));
+}
+
+TEST_CASE("a Supermicro BMC is sent its current boot mode with the override, others are not",
+          "[redfish][actions][dialect]") {
+  const BootRequest pxe{BootDevice::pxe, false, std::nullopt};
+  const json supermicro = captured_system("supermicro", "1");
+  const json patch = boot_patch(pxe, supermicro);
+  CHECK(patch["Boot"]["BootSourceOverrideMode"] == supermicro["Boot"]["BootSourceOverrideMode"]);
+  CHECK(patch["Boot"]["BootSourceOverrideTarget"] == "Pxe");
+  // A mode asked for wins over the current one.
+  const BootRequest legacy{BootDevice::pxe, false, BootMode::legacy};
+  CHECK(boot_patch(legacy, supermicro)["Boot"]["BootSourceOverrideMode"] == "Legacy");
+  // iLO refuses a mode it does not let change: nothing beyond what was asked elsewhere.
+  const json dell = captured_system("dell-idrac9", "System.Embedded.1");
+  CHECK(boot_patch(pxe, dell) == boot_patch(pxe));
+}
+
+TEST_CASE("a settings object takes the override at the next reset where the BMC allows it",
+          "[redfish][actions][dialect]") {
+  const json lenovo = captured_system("lenovo-xcc", "1");
+  const auto target = settings_target(lenovo);
+  REQUIRE(target);
+  CHECK(target->path == lenovo["@Redfish.Settings"]["SettingsObject"]["@odata.id"]);
+  CHECK(target->apply_times ==
+        lenovo["@Redfish.Settings"]["SupportedApplyTimes"].get<std::vector<std::string>>());
+  const json boot = boot_patch(BootRequest{BootDevice::pxe, false, std::nullopt});
+
+  auto planned = settings_patch(boot, *target);
+  REQUIRE(std::holds_alternative<json>(planned));
+  CHECK(std::get<json>(planned)["@Redfish.SettingsApplyTime"]["ApplyTime"] == "OnReset");
+  CHECK(std::get<json>(planned)["Boot"] == boot["Boot"]);
+
+  SettingsTarget immediate{"/redfish/v1/Systems/1/Settings",
+                           {"Immediate", "AtMaintenanceWindowStart"}};
+  CHECK(std::get<json>(settings_patch(
+            boot, immediate))["@Redfish.SettingsApplyTime"]["ApplyTime"] == "Immediate");
+  SettingsTarget unlisted{"/redfish/v1/Systems/1/Settings", {}};
+  CHECK(std::get<json>(settings_patch(boot, unlisted)) == boot);
+  SettingsTarget window{"/redfish/v1/Systems/1/Settings", {"AtMaintenanceWindowStart"}};
+  auto refused = settings_patch(boot, window);
+  REQUIRE(std::holds_alternative<DriverError>(refused));
+  CHECK(std::get<DriverError>(refused).code == DriverErrorCode::unsupported);
+  CHECK(std::get<DriverError>(refused).message.find("AtMaintenanceWindowStart") !=
+        std::string::npos);
+
+  CHECK_FALSE(settings_target(json{{"Id", "1"}}));
+  CHECK_FALSE(settings_target(json{{"@Redfish.Settings", {{"SettingsObject", "nope"}}}}));
 }
 
 }  // namespace driver_plan_test

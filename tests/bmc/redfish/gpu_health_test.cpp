@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "bmc/redfish/normalize_gpu.hpp"
+#include "bmc/redfish/normalize_switches.hpp"
 #include "bmc/redfish/resource_graph.hpp"
 
 // This file's names, apart from those of the other test files compiled with it.
@@ -137,6 +138,55 @@ TEST_CASE("a GPU whose HBM failed a row remap, runs at half width and counts err
   CHECK(find_kind(readings, "gpu_ecc_correctable")->value == 40);
   CHECK(find_kind(readings, "gpu_row_remap_failure")->value == 1);
   CHECK(find_kind(readings, "gpu_pcie_link_downgrade")->value == 1);
+}
+
+TEST_CASE("a DGX H100 NVSwitch reads as a component of the tray with its counters",
+          "[redfish][gpu][nvswitch]") {
+  ResourceGraph graph = capture_graph();
+  // The capture holds the Switch and its metrics, not the collections a crawl reads them from.
+  const std::string fabric = "/redfish/v1/Fabrics/HGX_NVLinkFabric_0";
+  const std::string path = fabric + "/Switches/NVSwitch_0";
+  graph.add("/redfish/v1", {{"Fabrics", {{"@odata.id", "/redfish/v1/Fabrics"}}}});
+  graph.add("/redfish/v1/Fabrics", {{"Members", json::array()}});
+  graph.set_members("/redfish/v1/Fabrics", {fabric});
+  graph.add(fabric,
+            {{"Id", "HGX_NVLinkFabric_0"}, {"Switches", {{"@odata.id", fabric + "/Switches"}}}});
+  graph.set_members(fabric + "/Switches", {path});
+  const json captured = read("Fabrics/HGX_NVLinkFabric_0/Switches/NVSwitch_0");
+  const json metrics = read("Fabrics/HGX_NVLinkFabric_0/Switches/NVSwitch_0/SwitchMetrics");
+
+  REQUIRE(nvswitch_paths(graph) == std::vector<std::string>{path});
+  const Component c = nvswitch_component(graph, path);
+  INFO(c.details.dump(2));
+  CHECK(c.kind == ComponentKind::other);
+  CHECK(c.slot == captured["Id"]);
+  CHECK(c.model == captured["Model"].get<std::string>());
+  CHECK(c.manufacturer == captured["Manufacturer"].get<std::string>());
+  CHECK(c.firmware_version == captured["FirmwareVersion"].get<std::string>());
+  CHECK(c.status == Health::ok);
+  CHECK(c.details["type"] == "nvswitch");
+  CHECK(c.details["uuid"] == captured["UUID"]);
+  CHECK(c.details["bandwidth_gbps"] == captured["CurrentBandwidthGbps"]);
+  const json& lifetime = metrics["InternalMemoryMetrics"]["LifeTime"];
+  CHECK(c.details["ecc"]["uncorrectable_aggregate"] == lifetime["UncorrectableECCErrorCount"]);
+  CHECK(c.details["ecc"]["correctable_aggregate"] == lifetime["CorrectableECCErrorCount"]);
+  CHECK(c.details["pcie_errors"]["correctable"] == metrics["PCIeErrors"]["CorrectableErrorCount"]);
+  CHECK(c.details["pcie_errors"]["l0_to_recovery"] == metrics["PCIeErrors"]["L0ToRecoveryCount"]);
+
+  const auto readings = nvswitch_readings(graph, path);
+  const SensorReading* uncorrectable = find_kind(readings, "nvswitch_ecc_uncorrectable");
+  REQUIRE(uncorrectable);
+  CHECK(uncorrectable->name == captured["Id"].get<std::string>() + "_ECC_Uncorrectable");
+  CHECK(uncorrectable->value == lifetime["UncorrectableECCErrorCount"].get<double>());
+  const SensorReading* fatal = find_kind(readings, "nvswitch_pcie_fatal_errors");
+  REQUIRE(fatal);
+  CHECK(fatal->value == metrics["PCIeErrors"]["FatalErrorCount"].get<double>());
+
+  // A switch of another kind (a PCIe fabric's) is not an NVSwitch.
+  json pcie = captured;
+  pcie["SwitchType"] = "PCIe";
+  graph.add(path, pcie);
+  CHECK(nvswitch_paths(graph).empty());
 }
 
 }  // namespace gpu_health_test

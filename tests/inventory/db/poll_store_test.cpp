@@ -480,6 +480,56 @@ TEST_CASE("further Systems behind one BMC become nodes of their own and retire w
                 "' AND valid_to IS NULL") == 0);
 }
 
+TEST_CASE("components of a kind the BMC did not list this time are kept, with their counts",
+          "[poller][db]") {
+  Fixture f;
+  const Node node = f.enroll("hgx1");
+  std::vector<db::PollResult> batch;
+  batch.push_back(inspection(node.id, {inventory_of("1", "1")}));
+  f.polls.record(batch, "me");
+  const auto current = [&](const std::string& kind) {
+    return f.count("SELECT count(*) FROM components WHERE node_id = '" + node.id +
+                   "' AND kind = '" + kind + "' AND valid_to IS NULL");
+  };
+  REQUIRE(current("cpu") == 1);
+  REQUIRE(current("gpu") == 1);
+
+  // The BMC answered its Processors collection empty (a host whose inventory it has not read).
+  SystemInventory partial = inventory_of("1", "1");
+  partial.components.clear();
+  partial.summary.cpu_count = 0;
+  partial.summary.gpu_count = 0;
+  partial.summary.gpu_model.reset();
+  partial.unlisted_kinds = {ComponentKind::cpu, ComponentKind::gpu, ComponentKind::other};
+  batch.clear();
+  batch.push_back(inspection(node.id, {partial}));
+  f.polls.record(batch, "me");
+  CHECK(current("cpu") == 1);
+  CHECK(current("gpu") == 1);
+  const Node kept = f.nodes.get(node.id);
+  CHECK(kept.hardware.value("cpu_count", 0) == 2);
+  CHECK(kept.hardware.value("gpu_count", 0) == 1);
+  CHECK(kept.hardware.value("gpu_model_raw", "") == "H100");
+  CHECK(f.count("SELECT count(*) FROM events WHERE node_id = '" + node.id +
+                "' AND kind = 'component_removed'") == 0);
+  CHECK(f.count("SELECT count(*) FROM events WHERE node_id = '" + node.id +
+                "' AND kind = 'inventory_partial' AND severity = 'warning'") == 1);
+
+  // Listed again without the GPU: now it is gone, and said so.
+  SystemInventory without_gpu = inventory_of("1", "1");
+  std::erase_if(without_gpu.components,
+                [](const Component& c) { return c.kind == ComponentKind::gpu; });
+  without_gpu.summary.gpu_count = 0;
+  without_gpu.summary.gpu_model.reset();
+  batch.clear();
+  batch.push_back(inspection(node.id, {without_gpu}));
+  f.polls.record(batch, "me");
+  CHECK(current("gpu") == 0);
+  CHECK(current("cpu") == 1);
+  CHECK(f.count("SELECT count(*) FROM events WHERE node_id = '" + node.id +
+                "' AND kind = 'component_removed'") == 1);
+}
+
 TEST_CASE("a result the database refuses loses nothing else in its batch", "[poller][db]") {
   Fixture f;
   const Node a = f.enroll("a");
