@@ -12,12 +12,6 @@ namespace {
 
 using nlohmann::json;
 
-const json* linked(const ResourceGraph& graph, const json* document, std::string_view property) {
-  if (!document) return nullptr;
-  const std::string path = link_of(*document, property);
-  return path.empty() ? nullptr : graph.find(path);
-}
-
 // "Gen5" -> 5; anything else -> 0.
 int pcie_generation(const std::optional<std::string>& type) {
   if (!type || type->size() < 4 || type->compare(0, 3, "Gen") != 0) return 0;
@@ -29,6 +23,12 @@ int pcie_generation(const std::optional<std::string>& type) {
 }
 
 }  // namespace
+
+const json* linked(const ResourceGraph& graph, const json* document, std::string_view property) {
+  if (!document) return nullptr;
+  const std::string path = link_of(*document, property);
+  return path.empty() ? nullptr : graph.find(path);
+}
 
 void add_ecc(json& sums, const json* metrics) {
   const std::pair<const char*, const char*> periods[] = {{"CurrentPeriod", "volatile"},

@@ -12,10 +12,13 @@
 
 namespace ironhold::bmc::redfish {
 
-// What the GPU and NVSwitch readers share. add_ecc adds the four ECC counts of a
+// What the GPU and NVSwitch readers share. linked is the document `document` links as `property`
+// (nothing when either is missing from the graph); add_ecc adds the four ECC counts of a
 // MemoryMetrics-like object ({LifeTime, CurrentPeriod}) to `sums` as {correctable,
 // uncorrectable}_{volatile,aggregate}; ecc_count picks a kind's volatile count where given, else
 // its aggregate. pcie_error_counts reads a PCIeErrors object as {correctable, fatal, ...}.
+const nlohmann::json* linked(const ResourceGraph& graph, const nlohmann::json* document,
+                             std::string_view property);
 void add_ecc(nlohmann::json& sums, const nlohmann::json* metrics);
 std::optional<double> ecc_count(const nlohmann::json& counts, std::string_view kind);
 nlohmann::json pcie_error_counts(const nlohmann::json* errors);

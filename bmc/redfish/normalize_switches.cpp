@@ -12,11 +12,6 @@ using nlohmann::json;
 
 namespace {
 
-const json* metrics_of(const ResourceGraph& graph, const json& document) {
-  const std::string path = link_of(document, "Metrics");
-  return path.empty() ? nullptr : graph.find(path);
-}
-
 json ecc_of(const json* metrics) {
   json counts = json::object();
   add_ecc(counts, read_object(metrics, "InternalMemoryMetrics"));
@@ -56,7 +51,7 @@ Component nvswitch_component(const ResourceGraph& graph, const std::string& swit
   if (auto uuid = read_string(document, "UUID")) c.details["uuid"] = *uuid;
   if (auto bandwidth = read_number(document, "CurrentBandwidthGbps"))
     c.details["bandwidth_gbps"] = *bandwidth;
-  const json* metrics = metrics_of(graph, *document);
+  const json* metrics = linked(graph, document, "Metrics");
   if (json ecc = ecc_of(metrics); !ecc.empty()) c.details["ecc"] = std::move(ecc);
   if (json errors = pcie_error_counts(read_object(metrics, "PCIeErrors")); !errors.empty())
     c.details["pcie_errors"] = std::move(errors);
@@ -68,7 +63,7 @@ std::vector<SensorReading> nvswitch_readings(const ResourceGraph& graph,
   std::vector<SensorReading> out;
   const json* document = graph.find(switch_path);
   if (!document) return out;
-  const json* metrics = metrics_of(graph, *document);
+  const json* metrics = linked(graph, document, "Metrics");
   if (!metrics) return out;
   const std::string id = resource_id(*document, switch_path);
   const json counts = ecc_of(metrics);

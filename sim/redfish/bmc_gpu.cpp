@@ -12,12 +12,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string link_of(const json& object, const char* name) {
-  const auto it = object.find(name);
-  if (it == object.end() || !it->is_object()) return {};
-  return resource_path(it->value("@odata.id", std::string()));
-}
-
 unsigned long long count_of(const json& fault, const char* key) {
   const json& v = fault.at(key);
   if (!v.is_number_integer() || v.get<long long>() < 0)
@@ -51,7 +45,7 @@ void BmcState::set_gpu_fault(const std::string& gpu, const json& fault) {
   auto set_ecc = [&](const char* property, unsigned long long n) {
     // MemorySummary's metrics (HBM and SRAM together), as NVIDIA reports the GPU's total.
     const std::string metrics =
-        link_of(processor.value("MemorySummary", json::object()), "Metrics");
+        link_path(processor.value("MemorySummary", json::object()), "Metrics");
     if (metrics.empty() || !documents_.count(metrics))
       throw invalid("GPU " + gpu + " has no MemorySummary metrics to count ECC errors in");
     documents_.at(metrics).json["LifeTime"][property] = n;
@@ -105,7 +99,7 @@ void BmcState::set_nvswitch_fault(const std::string& nvswitch, const json& fault
   for (const auto& [url, doc] : documents_)
     if (doc.is_json && doc.json.value("@odata.type", "").rfind("#Switch.", 0) == 0 &&
         doc.json.value("Id", "") == nvswitch)
-      metrics = link_of(doc.json, "Metrics");
+      metrics = link_path(doc.json, "Metrics");
   if (metrics.empty() || !documents_.count(metrics))
     throw not_found("no Switch with Id " + nvswitch + " and SwitchMetrics");
   json& m = documents_.at(metrics).json;

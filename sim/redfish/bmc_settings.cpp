@@ -14,15 +14,8 @@ using nlohmann::json;
 namespace {
 
 std::string settings_object_path(const json& system) {
-  const json* settings = nullptr;
-  if (const auto it = system.find("@Redfish.Settings"); it != system.end() && it->is_object())
-    settings = &*it;
-  if (!settings) return {};
-  const json object = settings->value("SettingsObject", json::object());
-  if (!object.is_object()) return {};
-  const auto id = object.find("@odata.id");
-  return id != object.end() && id->is_string() ? resource_path(id->get<std::string>())
-                                               : std::string();
+  const auto settings = system.find("@Redfish.Settings");
+  return settings == system.end() ? std::string() : link_path(*settings, "SettingsObject");
 }
 
 }  // namespace

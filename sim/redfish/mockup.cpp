@@ -111,6 +111,14 @@ std::string resource_path(std::string_view target) {
   return std::string(target);
 }
 
+std::string link_path(const nlohmann::json& object, std::string_view name) {
+  if (!object.is_object()) return {};
+  const auto it = object.find(name);
+  if (it == object.end() || !it->is_object()) return {};
+  const auto id = it->find("@odata.id");
+  return id != it->end() && id->is_string() ? resource_path(id->get<std::string>()) : std::string();
+}
+
 Mockup Mockup::load(const fs::path& dir) {
   std::error_code ec;
   if (!fs::is_regular_file(dir / "index.json", ec))

@@ -19,6 +19,9 @@ struct Document {
 // The URL path a request target names, as a key of Mockup::documents(): query and fragment dropped,
 // trailing '/' stripped ("/redfish/v1/" -> "/redfish/v1"). Empty if it is not under /redfish/v1.
 std::string resource_path(std::string_view target);
+// The resource_path of the link `object` holds as `name` ({"@odata.id": ...}); empty when there
+// is none.
+std::string link_path(const nlohmann::json& object, std::string_view name);
 
 class Mockup {
  public:
