@@ -23,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <thread>
 
@@ -195,6 +196,12 @@ int main(int argc, char** argv) {
     print(pause_s ? "reconnecting" : "steady sweep",
           sweep(io, driver, targets, threads, in_flight, kind), targets.size());
   }
+  // What one BMC served over all the sweeps, as its simulator counted it.
+  const auto counted = nlohmann::json::parse(sims.counters(0), nullptr, false);
+  if (counted.is_object() && counted.contains("requests"))
+    std::printf("BMC 0 served %s requests in %u sweeps (%.1f per poll)\n",
+                counted["requests"].dump().c_str(), sweeps + 1,
+                counted["requests"].get<double>() / (sweeps + 1));
   if (exit_holding_heap) {
     sims_owner.reset();
     std::fflush(stdout);

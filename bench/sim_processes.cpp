@@ -83,6 +83,29 @@ SimProcesses::~SimProcesses() {
   }
 }
 
+namespace {
+
+std::size_t append_to(char* data, std::size_t size, std::size_t n, void* out) {
+  static_cast<std::string*>(out)->append(data, size * n);
+  return size * n;
+}
+
+}  // namespace
+
+std::string SimProcesses::counters(std::size_t i) const {
+  const auto& bmc = bmcs_.at(i);
+  const std::string url = bmc.control + "/bmcs/" + std::to_string(bmc.index) + "/counters";
+  std::string body;
+  CURL* curl = curl_easy_init();
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, append_to);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
+  const CURLcode rc = curl_easy_perform(curl);
+  curl_easy_cleanup(curl);
+  if (rc != CURLE_OK) throw std::runtime_error("reading " + url + " failed");
+  return body;
+}
+
 void SimProcesses::set_faults(const std::string& faults_json) const {
   CURL* curl = curl_easy_init();
   for (const auto& bmc : bmcs_) {

@@ -28,6 +28,8 @@ class SimProcesses {
   const std::vector<pid_t>& pids() const { return pids_; }
   // PUT /bmcs/{i}/faults with `faults_json` on every BMC.
   void set_faults(const std::string& faults_json) const;
+  // GET /bmcs/{i}/counters of BMC `i` (its simulator's own figures: requests served, ...).
+  std::string counters(std::size_t i) const;
 
  private:
   std::vector<pid_t> pids_;

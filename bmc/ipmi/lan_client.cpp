@@ -156,6 +156,12 @@ void LanClient::Impl::on_datagram(const udp::endpoint& from, ByteView raw) {
           session = it->second;
     }
   }
+  if (session && session->payload_sink && raw.size() > 5 &&
+      (raw[5] & 0x3F) == static_cast<std::uint8_t>(PayloadType::sol) &&
+      session->params.bmc == from) {
+    deliver_payload(*session, raw);
+    return;
+  }
   if (!session || session->params.bmc != from || !session->pending) {
     ++counters.dropped;
     return;
@@ -201,15 +207,42 @@ void LanClient::Impl::deliver(Session& session, ByteView raw) {
   pending.timer.cancel();
 }
 
-Bytes LanClient::Impl::seal_message(Session& session, ByteView lan_message) {
+namespace {
+
+Bytes seal_in_session(Session& session, PayloadType type, ByteView payload) {
   std::array<std::uint8_t, 16> iv{};
   const SessionSecurity* security = session.security ? &*session.security : nullptr;
   if (security && security->suite.confidentiality != ConfidentialityAlgorithm::none)
     crypto::random_bytes(iv);
   std::uint32_t sequence = session.next_sequence++;
   if (session.next_sequence == 0) session.next_sequence = 1;  // 0 never appears in a session
-  return seal_packet(PayloadType::ipmi_message, session.bmc_id, sequence, lan_message, security,
-                     iv);
+  return seal_packet(type, session.bmc_id, sequence, payload, security, iv);
+}
+
+}  // namespace
+
+Bytes LanClient::Impl::seal_message(Session& session, ByteView lan_message) {
+  return seal_in_session(session, PayloadType::ipmi_message, lan_message);
+}
+
+bool LanClient::Impl::send_payload(Session& session, PayloadType type, ByteView payload) {
+  if (session.state != Session::State::active) return false;
+  return send(session, seal_in_session(session, type, payload));
+}
+
+void LanClient::Impl::deliver_payload(Session& session, ByteView raw) {
+  const SessionSecurity* security = session.security ? &*session.security : nullptr;
+  auto opened = open_packet(raw, security);
+  auto* packet = std::get_if<SessionPacket>(&opened);
+  if (!packet || !packet->rmcp_plus || packet->session_id != session.console_id ||
+      (session.security && !session.window.accept(packet->sequence))) {
+    ++counters.dropped;
+    return;
+  }
+  session.last_traffic = session.last_used = Clock::now();
+  // The sink may end the payload and clear itself: call a copy.
+  auto sink = session.payload_sink;
+  sink(packet->payload);
 }
 
 asio::awaitable<bool> LanClient::Impl::exchange(const std::shared_ptr<Session>& session,
@@ -271,6 +304,12 @@ void LanClient::Impl::forget_ids(Session& session) {
   session.security.reset();
   session.window.reset();
   session.next_sequence = 1;
+  if (session.payload_lost) {
+    auto lost = std::move(session.payload_lost);
+    session.payload_sink = nullptr;
+    session.payload_lost = nullptr;
+    lost();
+  }
 }
 
 void LanClient::Impl::fail(Session& session, DriverError error) {
@@ -468,7 +507,8 @@ asio::awaitable<void> LanClient::Impl::housekeeping_loop() {
         continue;
       }
       const bool idle = session->state == Session::State::active && !session->busy;
-      if (idle && now - session->last_used > options.close_unused_after) {
+      // A console's session stays however quiet it is; keep-alives still go to it.
+      if (idle && !session->payload_sink && now - session->last_used > options.close_unused_after) {
         it = sessions.erase(it);
         asio::co_spawn(strand, close(session), asio::detached);
         continue;

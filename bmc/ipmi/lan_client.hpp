@@ -110,6 +110,7 @@ class LanClient {
   struct Impl;
 
  private:
+  friend class SolConsole;  // a console's own session and its payload (sol_console.hpp)
   std::shared_ptr<Impl> impl_;
 };
 

@@ -8,6 +8,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <unordered_map>
@@ -57,6 +58,12 @@ struct Session {
   Clock::time_point last_traffic;  // anything answered
   Pending* pending = nullptr;      // the request in flight
 
+  // A payload activated in this session (Serial-over-LAN): its packets go to the sink, not to
+  // `pending`, and `payload_lost` hears when the session is gone under it. While a sink is set
+  // the session is never closed as unused.
+  std::function<void(ByteView payload)> payload_sink;
+  std::function<void()> payload_lost;
+
   // One request at a time per session: the BMC's sequence numbers and the set-up depend on it.
   bool busy = false;
   std::deque<std::shared_ptr<boost::asio::steady_timer>> waiters;
@@ -101,6 +108,10 @@ struct LanClient::Impl : std::enable_shared_from_this<LanClient::Impl> {
   boost::asio::awaitable<bool> exchange(const std::shared_ptr<Session>& session, Pending& pending,
                                         int attempts);
   Bytes seal_message(Session& session, ByteView lan_message);
+  // A payload other than an IPMI message (SOL) in the session, sealed with its next sequence
+  // number; and one arriving, checked like any in-session packet before the sink sees it.
+  bool send_payload(Session& session, PayloadType type, ByteView payload);
+  void deliver_payload(Session& session, ByteView raw);
 
   // --- calls and the session table (lan_client.cpp) ---
   boost::asio::awaitable<CallResult> call(const SessionParams& params, const Command& command);

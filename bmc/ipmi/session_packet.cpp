@@ -34,8 +34,8 @@ Bytes auth_code(const SessionSecurity& security, ByteView signed_span) {
 
 Bytes seal_packet(PayloadType type, std::uint32_t session_id, std::uint32_t sequence,
                   ByteView payload, const SessionSecurity* security, ByteView iv) {
-  // Only IPMI messages travel inside a session; the RAKP exchange is always in the clear.
-  const bool in_session = type == PayloadType::ipmi_message;
+  // Only IPMI messages and SOL travel inside a session; the RAKP exchange is always in the clear.
+  const bool in_session = type == PayloadType::ipmi_message || type == PayloadType::sol;
   const bool encrypt = in_session && encrypts(security);
   const bool sign = in_session && signs(security);
   Bytes body;
@@ -150,12 +150,12 @@ std::variant<SessionPacket, std::string> open_packet(ByteView raw,
   if (!body) return std::string("RMCP+ payload shorter than its length field");
   packet.payload.assign(body->begin(), body->end());
 
-  // Inside a session that signs (or encrypts), an IPMI message without it is someone else's.
-  if (packet.type == PayloadType::ipmi_message) {
+  // Inside a session that signs (or encrypts), a payload without it is someone else's.
+  if (packet.type == PayloadType::ipmi_message || packet.type == PayloadType::sol) {
     if (signs(security) && !packet.authenticated)
-      return std::string("an unsigned IPMI message in a signing session");
+      return std::string("an unsigned payload in a signing session");
     if (encrypts(security) && !packet.encrypted)
-      return std::string("a clear-text IPMI message in an encrypting session");
+      return std::string("a clear-text payload in an encrypting session");
   }
   if (packet.authenticated) {
     if (!signs(security)) return std::string("an authenticated packet outside a signing session");

@@ -20,6 +20,7 @@ namespace ironhold::bmc::ipmi {
 
 enum class PayloadType : std::uint8_t {
   ipmi_message = 0x00,
+  sol = 0x01,  // Serial-over-LAN (sol_packet.hpp)
   open_session_request = 0x10,
   open_session_response = 0x11,
   rakp1 = 0x12,

@@ -35,7 +35,9 @@ json to_json(const BmcCounters& c) {
 }
 
 BmcModel::BmcModel(BmcConfig config)
-    : config_(std::move(config)), users_(default_users(config_.username, config_.password)) {
+    : config_(std::move(config)),
+      users_(default_users(config_.username, config_.password)),
+      console_("sim-node-" + std::to_string(config_.index)) {
   for (std::size_t i = 0; i < kBootParamLengths.size(); ++i)
     boot_params_[i].assign(kBootParamLengths[i], 0x00);
   // Readings near nominal, a little different per BMC so a fleet is not one server N times.
@@ -62,10 +64,14 @@ void BmcModel::settle(Clock::time_point now) {
   change_at_.reset();
   dirty = true;
   if (on_ && !was_on) booted();
+  if (!on_ && was_on) console_.power_off(now);
 }
 
 void BmcModel::booted() {
   Bytes& flags = boot_params_[5];
+  const bool overridden = (flags[0] & 0x80) != 0;
+  const unsigned device = overridden ? (flags[1] >> 2) & 0x0F : 0;
+  console_.boot(Clock::now(), device == 0x01 ? "pxe" : device == 0x05 ? "cdrom" : "disk");
   if ((flags[0] & 0x80) && !(flags[0] & 0x40)) flags[0] &= 0x7F;  // one-time override used
 }
 
@@ -90,6 +96,7 @@ bool BmcModel::chassis_control(PowerAction action, Clock::time_point now) {
   switch (action) {
     case PowerAction::off:
       ++counters.power_off;
+      if (on_) console_.power_off(now);
       on_ = false;
       change_at_.reset();
       break;
@@ -105,6 +112,7 @@ bool BmcModel::chassis_control(PowerAction action, Clock::time_point now) {
     case PowerAction::cycle:
       ++counters.power_cycle;
       starting(config_.cycle_delay);
+      if (on_) console_.power_off(now);
       on_ = false;
       change_at_ = now + config_.cycle_delay;
       change_to_ = true;
@@ -136,6 +144,7 @@ void BmcModel::set_power(bool on, Clock::time_point now) {
     starting(std::chrono::milliseconds(0));
     booted();
   }
+  if (!on && on_) console_.power_off(now);
   on_ = on;
   last_power_by_command_ = false;
   dirty = true;

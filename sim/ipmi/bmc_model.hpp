@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bmc/ipmi/bytes.hpp"
+#include "sim/console/host_console.hpp"
 #include "sim/ipmi/faults.hpp"
 #include "sim/ipmi/sel_log.hpp"
 #include "sim/ipmi/users.hpp"
@@ -111,6 +112,14 @@ class BmcModel {
   void login_failed(User* user, Clock::time_point now);
   bool locked_out(const User& user, Clock::time_point now) const;
 
+  // --- the host's serial port, behind Serial-over-LAN (sol_payload.hpp) ---
+  HostConsole& console() { return console_; }
+  const HostConsole& console() const { return console_; }
+  // The session holding the SOL payload (its BMC session ID), 0 for none; the UDP port it
+  // travels on (the BMC's own, set when the socket is bound).
+  std::uint32_t sol_owner = 0;
+  std::uint16_t udp_port = 0;
+
   Faults faults;
   BmcCounters counters;
   // Set by everything state.json keeps (power, boot, SEL); SimulatedBmc saves and clears it.
@@ -139,6 +148,7 @@ class BmcModel {
   bmc::ipmi::Bytes fru_;
   bmc::ipmi::Bytes guid_;
   std::vector<User> users_;
+  HostConsole console_;
 };
 
 // Seconds since 1970, what SEL timestamps and Get SEL Time use.

@@ -47,6 +47,17 @@ Response bmc_route(IpmiFleet& fleet, std::size_t i, const std::vector<std::strin
       return reply(http::status::ok, to_json(bmc.faults()));
     }
   }
+  if (parts.size() == 3 && what == "console") {
+    if (method == http::verb::get) return reply(http::status::ok, bmc.console());
+    if (method == http::verb::post) {
+      const json body = body_of(request);
+      const auto print = body.find("print");
+      if (print == body.end() || !print->is_string())
+        throw invalid("print is required: the text the host prints", "print");
+      bmc.console_print(print->get<std::string>());
+      return reply(http::status::ok, bmc.console());
+    }
+  }
   if (parts.size() == 3 && what == "power" && method == http::verb::post) {
     const json body = body_of(request);
     const auto state = body.find("state");

@@ -9,6 +9,10 @@
 //   POST   /bmcs/{i}/faults            change the faults given, keep the others
 //   DELETE /bmcs/{i}/faults            clear them
 //   POST   /bmcs/{i}/power             {"state": "on"|"off"}
+//   GET    /bmcs/{i}/console           the host's serial console: {"active": a SOL console is
+//                                       connected, "powered", "history": what the host printed
+//                                       (last 16 KiB), "received": what it was sent}
+//   POST   /bmcs/{i}/console           {"print": "text"}: the host prints it
 //   GET    /bmcs/{i}/sel               the SEL entries
 //   POST   /bmcs/{i}/sel               {"sensor": name or number, "offset"?: 0-15,
 //                                       "deassertion"?: bool} -> 201 and the entry

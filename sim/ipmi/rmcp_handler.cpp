@@ -6,6 +6,7 @@
 #include "inventory/crypto/primitives.hpp"
 #include "sim/ipmi/commands.hpp"
 #include "sim/ipmi/handshake.hpp"
+#include "sim/ipmi/sol_payload.hpp"
 
 namespace ironhold::sim::ipmi {
 
@@ -118,9 +119,15 @@ std::optional<Bytes> in_session(BmcModel& bmc, SessionTable& sessions, Session& 
                                 Clock::time_point now) {
   const auto opened = bmc::ipmi::open_packet(raw, &s.security);
   const auto* packet = std::get_if<bmc::ipmi::SessionPacket>(&opened);
-  if (!packet || packet->type != PayloadType::ipmi_message || !packet->authenticated ||
-      !packet->encrypted)
-    return std::nullopt;
+  if (!packet || !packet->authenticated || !packet->encrypted) return std::nullopt;
+  if (packet->type == PayloadType::sol) {
+    // Keystrokes and acknowledgements share the session's sequence numbers; a repeat is dropped
+    // here, and the SOL layer re-acknowledges a repeated SOL packet by its own number.
+    if (s.inbound.check(packet->sequence) != InboundWindow::Verdict::accept) return std::nullopt;
+    s.last_activity = now;
+    return sol_packet_in(bmc, s, *packet, now);
+  }
+  if (packet->type != PayloadType::ipmi_message) return std::nullopt;
   switch (s.inbound.check(packet->sequence)) {
     case InboundWindow::Verdict::accept:
       break;
@@ -138,7 +145,9 @@ std::optional<Bytes> in_session(BmcModel& bmc, SessionTable& sessions, Session& 
 
   SessionOutcome outcome;
   CommandContext ctx{bmc, now};
-  if (request->netfn == bmc::ipmi::kNetFnApp && request->command == kSetSessionPrivilege) {
+  if (auto payload = payload_command(bmc, sessions, s, *request, now)) {
+    outcome.data = std::move(*payload);
+  } else if (request->netfn == bmc::ipmi::kNetFnApp && request->command == kSetSessionPrivilege) {
     outcome = set_session_privilege(s, request->data);
   } else if (request->netfn == bmc::ipmi::kNetFnApp && request->command == kCloseSession) {
     outcome = close_session(bmc, sessions, s, request->data);

@@ -10,6 +10,7 @@
 
 #include "bmc/ipmi/bytes.hpp"
 #include "bmc/ipmi/session_packet.hpp"
+#include "bmc/ipmi/sol_transfer.hpp"
 
 namespace ironhold::sim::ipmi {
 
@@ -48,7 +49,11 @@ struct Session {
   bmc::ipmi::Bytes handshake_request, handshake_reply;
   bmc::ipmi::Bytes last_reply;
   std::uint32_t last_sequence = 0;
-  std::string peer;  // "127.0.0.1:54321", for listings
+  std::string peer;  // "127.0.0.1:54321": where the console is, for listings and SOL packets
+  // Serial-over-LAN activated in this session (sol_payload.cpp): the transfer both ways, and
+  // whether it was taken over (one last packet says so, then it ends).
+  std::unique_ptr<bmc::ipmi::SolTransfer> sol;
+  bool sol_deactivating = false;
   SessionClock::time_point opened_at{}, last_activity{};
 
   std::uint32_t next_outbound() {

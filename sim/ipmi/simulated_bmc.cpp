@@ -227,6 +227,59 @@ json SimulatedBmc::describe() const {
   return out;
 }
 
+void SimulatedBmc::set_udp_port(std::uint16_t port) {
+  std::lock_guard lock(mutex_);
+  model_.udp_port = port;
+}
+
+bool SimulatedBmc::sol_active() const {
+  std::lock_guard lock(mutex_);
+  for (const auto& s : sessions_.all())
+    if (s->sol) return true;
+  return false;
+}
+
+std::vector<OutgoingDatagram> SimulatedBmc::sol_pump() {
+  std::lock_guard lock(mutex_);
+  const auto now = Clock::now();
+  model_.power_on(now);  // a cycle in progress reaches its boot, and the boot log starts
+  try {
+    return ipmi::sol_pump(model_, sessions_, now);
+  } catch (const std::exception& e) {
+    log::warn("simulated IPMI BMC could not send console output", {{"error", e.what()}});
+    return {};
+  }
+}
+
+namespace {
+
+// Keystrokes may be any bytes; JSON text must be UTF-8.
+std::string printable(const std::string& bytes) {
+  std::string out;
+  out.reserve(bytes.size());
+  for (const char c : bytes) out += static_cast<unsigned char>(c) < 0x80 ? c : '?';
+  return out;
+}
+
+}  // namespace
+
+json SimulatedBmc::console() const {
+  std::lock_guard lock(mutex_);
+  const auto now = Clock::now();
+  model_.power_on(now);
+  // Output nobody is connected to still happens: take it into the history.
+  if (!ipmi::sol_session(model_, sessions_)) model_.console().take_output(now);
+  return {{"active", ipmi::sol_session(model_, sessions_) != nullptr},
+          {"powered", model_.console().powered()},
+          {"history", printable(model_.console().history())},
+          {"received", printable(model_.console().received())}};
+}
+
+void SimulatedBmc::console_print(const std::string& text) {
+  std::lock_guard lock(mutex_);
+  model_.console().print(text, Clock::now());
+}
+
 void SimulatedBmc::restore_state(const json& state) {
   std::lock_guard lock(mutex_);
   model_.restore_state(state);

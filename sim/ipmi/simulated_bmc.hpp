@@ -6,10 +6,12 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "bmc/ipmi/bytes.hpp"
 #include "sim/ipmi/bmc_model.hpp"
 #include "sim/ipmi/sessions.hpp"
+#include "sim/ipmi/sol_payload.hpp"
 
 namespace ironhold::sim::ipmi {
 
@@ -45,6 +47,16 @@ class SimulatedBmc {
   // [{"id", "user", "privilege", "stage", "peer", "idle_seconds"}]
   nlohmann::json sessions() const;
   std::size_t expire_sessions();
+
+  // --- the host's serial console (Serial-over-LAN) ---
+  void set_udp_port(std::uint16_t port);
+  bool sol_active() const;
+  // What the BMC sends by itself now (host output, retries), by peer address.
+  std::vector<ipmi::OutgoingDatagram> sol_pump();
+  // {"active", "powered", "history", "received"}: what the host printed and was sent.
+  nlohmann::json console() const;
+  // The host prints `text` (a kernel panic, say), connected console or not.
+  void console_print(const std::string& text);
 
   // {"power", "pending_power"?, "identify", "boot", "faults", "counters", "sessions", "fru"}
   nlohmann::json describe() const;

@@ -5,6 +5,7 @@
 #include <array>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/udp.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <cstdint>
 #include <random>
 
@@ -27,6 +28,10 @@ class UdpServer {
   void receive();
   void on_datagram(const boost::system::error_code& ec, std::size_t size);
   void send(bmc::ipmi::Bytes datagram, const boost::asio::ip::udp::endpoint& to, unsigned delay_ms);
+  // While a Serial-over-LAN console is active, the BMC sends by itself (host output, retries):
+  // a tick every few milliseconds then, none otherwise.
+  void start_console_pump();
+  void console_tick();
 
   boost::asio::io_context& io_;
   SimulatedBmc& bmc_;
@@ -35,6 +40,8 @@ class UdpServer {
   // Real IPMI datagrams are well under 300 bytes; anything past this is cut and dropped.
   std::array<std::uint8_t, 1024> buffer_{};
   std::minstd_rand loss_rng_;
+  boost::asio::steady_timer console_timer_;
+  bool console_pumping_ = false;
 };
 
 }  // namespace ironhold::sim::ipmi

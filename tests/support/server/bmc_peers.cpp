@@ -9,7 +9,9 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <stdexcept>
+#include <thread>
 
 #include "inventory/util/process.hpp"
 
@@ -95,7 +97,46 @@ std::optional<std::string> IpmiSim::unavailable() {
   return std::nullopt;
 }
 
-IpmiSim::IpmiSim(std::string address, unsigned short port) : address_(std::move(address)) {
+namespace {
+
+bool udp_port_bound(const std::string& address, unsigned short port) {
+  try {
+    unsigned short ignored = 0;
+    ::close(bound_socket(SOCK_DGRAM, address, port, ignored));
+    return false;
+  } catch (const std::runtime_error&) {
+    return true;
+  }
+}
+
+// The start script's ipmi_sim again, on the lan.conf it wrote plus `extra` lines. The script has
+// no way to add configuration, and ../shared is not ours to change.
+void restart_with(const fs::path& state, const std::string& address, unsigned short port,
+                  const std::vector<std::string>& extra) {
+  util::ProcessOptions options;
+  options.timeout = std::chrono::seconds(10);
+  util::run_process(sim_dir() / "stop-ipmi-sim.sh", {state.string()}, options);
+  {
+    std::ofstream conf(state / "lan.conf", std::ios::app);
+    for (const auto& line : extra) conf << line << "\n";
+  }
+  const std::string command =
+      "cd \"$1\" && nohup /usr/bin/ipmi_sim -n -c \"$1/lan.conf\" -f \"$2\" -s "
+      "\"$1\" > \"$1/ipmi_sim.log\" 2>&1 < /dev/null & echo $! > \"$1/ipmi_sim.pid\"";
+  const auto started = util::run_process(
+      "/bin/sh", {"-c", command, "sh", state.string(), (sim_dir() / "bmc.emu").string()}, options);
+  if (!started.ok()) throw std::runtime_error("ipmi_sim restart: " + started.err);
+  for (int i = 0; i < 50 && !udp_port_bound(address, port); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  if (!udp_port_bound(address, port))
+    throw std::runtime_error("ipmi_sim did not bind " + address + ":" + std::to_string(port) +
+                             " after the restart");
+}
+
+}  // namespace
+
+IpmiSim::IpmiSim(std::string address, unsigned short port, std::vector<std::string> extra_config)
+    : address_(std::move(address)) {
   if (auto why = unavailable()) throw std::runtime_error("ipmi_sim: " + *why);
   port_ = port ? port : free_udp_port(address_);
   std::string dir_template = (fs::temp_directory_path() / "ironhold-ipmi-sim-XXXXXX").string();
@@ -113,6 +154,7 @@ IpmiSim::IpmiSim(std::string address, unsigned short port) : address_(std::move(
     throw std::runtime_error("start-ipmi-sim.sh " + address_ + ":" + std::to_string(port_) + " " +
                              result.status_text() + ": " + result.err + result.out);
   }
+  if (!extra_config.empty()) restart_with(state_, address_, port_, extra_config);
 }
 
 IpmiSim::~IpmiSim() {

@@ -26,7 +26,10 @@ class IpmiSim {
   static std::optional<std::string> unavailable();
 
   // Starts it (port 0: a free one); throws std::runtime_error with the script's output on failure.
-  explicit IpmiSim(std::string address, unsigned short port = 0);
+  // `extra_config` lines are added to the end of its lan.conf (for the BMC at 20h), e.g.
+  // `sol "tcp:127.0.0.1:9002" 115200` for a serial console whose host is a TCP server.
+  explicit IpmiSim(std::string address, unsigned short port = 0,
+                   std::vector<std::string> extra_config = {});
   ~IpmiSim();  // stops it and removes its state
   IpmiSim(const IpmiSim&) = delete;
   IpmiSim& operator=(const IpmiSim&) = delete;
