@@ -69,6 +69,9 @@ std::vector<cli::Option> serve_options() {
                      "IRONHOLD_SHUTDOWN_GRACE_MS", "10000", "MS"});
   options.push_back({"sensor-retention-days", 0, true, false, "days of sensor readings to keep",
                      "IRONHOLD_SENSOR_RETENTION_DAYS", "30", "DAYS"});
+  options.push_back({"console-log-days", 0, true, false,
+                     "days of nodes' serial console output (and console sessions) to keep",
+                     "IRONHOLD_CONSOLE_LOG_DAYS", "7", "DAYS"});
   options.push_back({"maintenance-interval", 0, true, false, "database housekeeping interval, ms",
                      "IRONHOLD_MAINTENANCE_INTERVAL_MS", "3600000", "MS"});
   options.push_back({"poll-status-interval", 0, true, false,
@@ -270,6 +273,7 @@ int serve_with(const cli::Args& args, bool demo) {
   config.http_redirect_listen = http_redirect;
 
   config.retention.sensor_days = int_option(args, "sensor-retention-days", 30, 1, 3650);
+  config.retention.console_log_days = int_option(args, "console-log-days", 7, 1, 3650);
   config.maintenance_interval =
       std::chrono::milliseconds(int_option(args, "maintenance-interval", 3600000, 1000, 86400000));
 

@@ -242,14 +242,15 @@ void ServiceHost::schedule_maintenance(std::chrono::milliseconds delay) {
         sign_in_throttle_->prune();
         if (report.partitions_created || report.partitions_dropped ||
             report.idempotency_keys_expired || report.uploads_discarded ||
-            report.sessions_removed || report.changes_pruned)
+            report.sessions_removed || report.changes_pruned || report.console_log_pruned)
           log::info("database maintenance",
                     {{"partitions_created", report.partitions_created},
                      {"partitions_dropped", report.partitions_dropped},
                      {"idempotency_keys_expired", report.idempotency_keys_expired},
                      {"uploads_discarded", report.uploads_discarded},
                      {"sessions_removed", report.sessions_removed},
-                     {"changes_pruned", report.changes_pruned}});
+                     {"changes_pruned", report.changes_pruned},
+                     {"console_log_pruned", report.console_log_pruned}});
       } catch (const std::exception& e) {
         log::warn("database maintenance failed; retrying later", {{"error", e.what()}});
       }

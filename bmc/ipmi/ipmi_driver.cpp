@@ -5,6 +5,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "bmc/ipmi/normalize.hpp"
+#include "bmc/ipmi/sol_console.hpp"
 #include "inventory/crypto/primitives.hpp"
 
 namespace ironhold::bmc::ipmi {
@@ -575,6 +576,45 @@ asio::awaitable<ActionReport> IpmiDriver::reset_controller(const DriverTarget& t
     std::lock_guard lock(memory_mutex_);
     memory_.erase(target.node_id);
   }
+  co_return report;
+}
+
+namespace {
+
+class SolNodeConsole final : public NodeConsole {
+ public:
+  explicit SolNodeConsole(std::shared_ptr<SolConsole> sol) : sol_(std::move(sol)) {}
+  bool write(std::string_view bytes) override { return sol_->write(bytes); }
+  void send_break() override { sol_->send_break(); }
+  asio::awaitable<void> close() override { co_await sol_->close(); }
+  bool is_open() const override { return sol_->open(); }
+
+ private:
+  std::shared_ptr<SolConsole> sol_;
+};
+
+}  // namespace
+
+asio::awaitable<ConsoleOpenReport> IpmiDriver::open_console(const DriverTarget& target, std::string,
+                                                            ConsoleEvents events) {
+  ConsoleOpenReport report;
+  report.protocol = "ipmi-sol";
+  auto params = co_await session_params(target);
+  if (auto* e = error_in(params)) {
+    report.error = *e;
+    co_return report;
+  }
+  SolConsoleEvents sol_events{std::move(events.output), std::move(events.ended)};
+  auto opened = co_await SolConsole::open(
+      client_, *std::get<std::shared_ptr<const SessionParams>>(params), std::move(sol_events));
+  if (auto* error = std::get_if<DriverError>(&opened)) {
+    note_outcome(target, *error);
+    report.error = *error;
+    co_return report;
+  }
+  note_outcome(target, std::nullopt);
+  report.console =
+      std::make_shared<SolNodeConsole>(std::get<std::shared_ptr<SolConsole>>(std::move(opened)));
   co_return report;
 }
 

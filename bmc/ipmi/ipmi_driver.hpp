@@ -42,6 +42,10 @@ class IpmiDriver final : public NodeDriver {
   boost::asio::awaitable<ActionReport> identify(const DriverTarget& target, std::string system_id,
                                                 bool on) override;
   boost::asio::awaitable<ActionReport> reset_controller(const DriverTarget& target) override;
+  // Serial-over-LAN (sol_console.hpp), on a session of its own.
+  boost::asio::awaitable<ConsoleOpenReport> open_console(const DriverTarget& target,
+                                                         std::string system_id,
+                                                         ConsoleEvents events) override;
 
   boost::asio::awaitable<void> shutdown() override;
 

@@ -71,7 +71,10 @@ asio::awaitable<std::variant<std::shared_ptr<SolConsole>, DriverError>> open_on_
     std::shared_ptr<LanClient::Impl> impl, SessionParams params, SolConsoleEvents events,
     SolTransferOptions options) {
   params.prepare();
-  params.key += "\nconsole";
+  // A session per console: two consoles to one BMC are two clients to it, and the BMC's own
+  // takeover rule (one payload instance) decides between them.
+  static std::atomic<std::uint64_t> consoles{0};
+  params.key += "\nconsole " + std::to_string(++consoles);
   const std::string bmc = endpoint_text(params.bmc);
 
   // Log in first: the payload is protected as the session's cipher suite says.

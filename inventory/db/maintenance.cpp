@@ -38,6 +38,16 @@ MaintenanceReport run_maintenance(Database& db, const RetentionPolicy& policy) {
         tx.exec("DELETE FROM console_sessions WHERE coalesce(ended_at, expires_at) < "
                 "now() - interval '1 day'")
             .affected_rows());
+    // Serial consoles: output and ended sessions past --console-log-days (an open session stays).
+    report.console_log_pruned =
+        static_cast<long long>(tx.exec_params("DELETE FROM serial_console_log "
+                                              " WHERE at < now() - $1::integer * interval '1 day'",
+                                              policy.console_log_days)
+                                   .affected_rows());
+    tx.exec_params0(
+        "DELETE FROM serial_console_sessions "
+        " WHERE closed_at < now() - $1::integer * interval '1 day'",
+        policy.console_log_days);
     // A stream that resumes after one of these gets stream.reset and reloads (docs/stream.md).
     report.changes_pruned = static_cast<int>(
         tx.exec_params("DELETE FROM changes WHERE created_at < now() - make_interval(hours => $1)",

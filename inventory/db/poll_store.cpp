@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "inventory/db/bmc_target_columns.hpp"
 #include "inventory/db/node_rows.hpp"
-#include "inventory/db/node_secrets.hpp"
 #include "inventory/db/poll_record.hpp"
 #include "inventory/db/prepared.hpp"
 #include "inventory/db/row_values.hpp"
@@ -29,24 +29,7 @@ PollJob job_from_row(const pqxx::row& r, const crypto::SecretBox& box) {
   job.failures = r[2].as<int>();
   job.target.node_name = r[3].as<std::string>();
   job.driver = r[4].as<std::string>();
-  std::string why;
-  if (!r[5].is_null()) {
-    if (auto endpoint = parse_endpoint(r[5].c_str(), why)) job.target.endpoint = *endpoint;
-  }
-  job.target.options = nlohmann::json::parse(r[6].c_str(), nullptr, false);
-  if (!r[7].is_null()) job.target.pinned_fingerprint = r[7].as<std::string>();
-  if (!r[8].is_null()) {
-    try {
-      auto secrets = open_node_secrets(box, job.target.node_id, r[8].c_str());
-      job.target.credentials = std::move(secrets.credentials);
-      job.target.kg = std::move(secrets.kg);
-    } catch (const Error& e) {
-      // The poll still runs (the service root needs no credentials); the BMC will refuse and
-      // the node shows auth_failed, while the log says why.
-      log::warn("cannot open a node's credentials",
-                {{"node", job.target.node_name}, {"error", e.what()}});
-    }
-  }
+  read_bmc_columns(job.target, r, 5, box);
   if (!r[9].is_null())
     job.last_duration = std::chrono::milliseconds(static_cast<long long>(r[9].as<double>()));
   return job;

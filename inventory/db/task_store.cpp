@@ -4,11 +4,11 @@
 
 #include "inventory/crypto/primitives.hpp"
 #include "inventory/db/audit_append.hpp"
+#include "inventory/db/bmc_target_columns.hpp"
 #include "inventory/db/db_json.hpp"
 #include "inventory/db/event_append.hpp"
 #include "inventory/db/node_query_sql.hpp"
 #include "inventory/db/node_rows.hpp"
-#include "inventory/db/node_secrets.hpp"
 #include "inventory/db/task_insert.hpp"
 #include "inventory/db/task_rows.hpp"
 #include "inventory/db/task_step_audit.hpp"
@@ -261,21 +261,7 @@ void load_target(pqxx::work& tx, const crypto::SecretBox& box, TaskJob& job) {
   if (!r[6].is_null()) job.cloud_account_id = r[6].as<std::string>();
   job.target.node_id = r[7].as<std::string>();
   job.target.node_name = r[8].as<std::string>();
-  std::string why;
-  if (!r[9].is_null())
-    if (auto endpoint = parse_endpoint(r[9].c_str(), why)) job.target.endpoint = *endpoint;
-  job.target.options = json::parse(r[10].c_str(), nullptr, false);
-  if (!r[11].is_null()) job.target.pinned_fingerprint = r[11].as<std::string>();
-  if (!r[12].is_null()) {
-    try {
-      auto secrets = open_node_secrets(box, job.target.node_id, r[12].c_str());
-      job.target.credentials = std::move(secrets.credentials);
-      job.target.kg = std::move(secrets.kg);
-    } catch (const Error& e) {
-      log::warn("cannot open a node's credentials",
-                {{"node", job.target.node_name}, {"error", e.what()}});
-    }
-  }
+  read_bmc_columns(job.target, r, 9, box);
   job.limiter_key = job.source == Source::cloud
                         ? "cloud:" + job.cloud_account_id.value_or(*job.task.node_id)
                         : "bmc:" + job.target.node_id;

@@ -82,6 +82,14 @@ boost::asio::awaitable<FirmwareUpdateReport> NodeDriver::find_firmware_update(co
   co_return no_firmware_updates();
 }
 
+boost::asio::awaitable<ConsoleOpenReport> NodeDriver::open_console(const DriverTarget&, std::string,
+                                                                   ConsoleEvents) {
+  ConsoleOpenReport report;
+  report.error =
+      DriverError{DriverErrorCode::unsupported, "this driver has no serial console for the node"};
+  co_return report;
+}
+
 std::string_view to_string(FirmwareTransfer v) {
   return transfer_names[static_cast<int>(v)];
 }

@@ -11,6 +11,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -192,6 +193,35 @@ struct SubscriptionCheck : DriverOutcome {
   std::optional<std::string> destination;
 };
 
+// The serial console of a node's host, as a driver opens it (IPMI Serial-over-LAN; the SSH
+// serial console of Redfish BMCs): bytes both ways until either side ends it. What the service
+// builds on it (one writer, many readers, the console log, the audit) is inventory/console/'s.
+struct ConsoleEvents {
+  // What the host printed, in order; called on the driver's threads, never concurrently.
+  std::function<void(std::string_view bytes)> output;
+  // The console ended from the BMC's side (taken over, silent, session lost); called once, and
+  // not after close().
+  std::function<void(const DriverError& why)> ended;
+};
+
+class NodeConsole {
+ public:
+  virtual ~NodeConsole() = default;
+  // Keystrokes for the host; false when too much is still unsent (nothing was taken) or the
+  // console has ended. Any thread.
+  virtual bool write(std::string_view bytes) = 0;
+  // A serial break (Magic SysRq on Linux hosts). Any thread.
+  virtual void send_break() = 0;
+  // Ends it from this side (the BMC's console is released for others).
+  virtual boost::asio::awaitable<void> close() = 0;
+  virtual bool is_open() const = 0;
+};
+
+struct ConsoleOpenReport : DriverOutcome {
+  std::shared_ptr<NodeConsole> console;
+  std::string protocol;  // "ipmi-sol", "ssh"
+};
+
 class NodeDriver {
  public:
   virtual ~NodeDriver() = default;
@@ -236,6 +266,12 @@ class NodeDriver {
   // Removes it; one the BMC no longer has counts as removed.
   virtual boost::asio::awaitable<DriverOutcome> unsubscribe_events(const DriverTarget& target,
                                                                    std::string path);
+
+  // The host's serial console (node_console.hpp); a driver or BMC without one answers
+  // `unsupported`. The caller keeps the console and closes it.
+  virtual boost::asio::awaitable<ConsoleOpenReport> open_console(const DriverTarget& target,
+                                                                 std::string system_id,
+                                                                 ConsoleEvents events);
 
   // Logs out of every session it holds (at service shutdown). Never throws.
   virtual boost::asio::awaitable<void> shutdown() = 0;

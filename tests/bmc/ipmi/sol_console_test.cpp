@@ -16,8 +16,10 @@
 #include <thread>
 
 #include "bmc/ipmi/commands.hpp"
+#include "bmc/ipmi/ipmi_driver.hpp"
 #include "sim/ipmi/fleet.hpp"
 #include "tests/bmc/http/io_threads.hpp"
+#include "tests/support/eventually.hpp"
 #include "tests/support/server/bmc_peers.hpp"
 
 // This file's names, apart from those of the other test files compiled with it.
@@ -27,6 +29,7 @@ using namespace ironhold;
 using namespace ironhold::bmc::ipmi;
 using namespace std::chrono_literals;
 using boost::asio::ip::udp;
+using test::eventually;
 using test::IoThreads;
 
 namespace {
@@ -61,16 +64,6 @@ struct Screen {
   }
 };
 
-template <class F>
-bool eventually(F condition, std::chrono::milliseconds timeout = 10s) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(20ms);
-  }
-  return condition();
-}
-
 SessionParams params_for(const std::string& address, unsigned short port,
                          std::vector<std::uint8_t> suites, std::string password = "password") {
   SessionParams p;
@@ -96,6 +89,14 @@ sim::IpmiFleetOptions fleet_on(const std::string& address) {
   return o;
 }
 
+// A simulated BMC of its own on `address`, served from a thread, and a client on two I/O threads.
+struct SimBmc {
+  explicit SimBmc(const std::string& address) : fleet(fleet_on(address)) { fleet.start(); }
+  sim::IpmiFleet fleet;
+  IoThreads io;
+  LanClient client{io.io.get_executor(), quick()};
+};
+
 std::shared_ptr<SolConsole> open_console(IoThreads& io, LanClient& client, const SessionParams& p,
                                          Screen& screen) {
   auto opened = io.run(SolConsole::open(client, p, screen.events()));
@@ -107,10 +108,8 @@ std::shared_ptr<SolConsole> open_console(IoThreads& io, LanClient& client, const
 
 TEST_CASE("typing into a simulated node's serial console echoes, and a power cycle shows its boot",
           "[ipmi][sol][console]") {
-  sim::IpmiFleet fleet(fleet_on("127.0.88.1"));
-  fleet.start();
-  IoThreads io;
-  LanClient client(io.io.get_executor(), quick());
+  SimBmc bmc("127.0.88.1");
+  auto& [fleet, io, client] = bmc;
   const auto p = params_for("127.0.88.1", fleet.port(0), {17});
   Screen screen;
   auto console = open_console(io, client, p, screen);
@@ -144,10 +143,8 @@ TEST_CASE("typing into a simulated node's serial console echoes, and a power cyc
 
 TEST_CASE("a second console takes the serial port over and the first one hears so and ends",
           "[ipmi][sol][console]") {
-  sim::IpmiFleet fleet(fleet_on("127.0.88.2"));
-  fleet.start();
-  IoThreads io;
-  LanClient first_client(io.io.get_executor(), quick());
+  SimBmc bmc("127.0.88.2");
+  auto& [fleet, io, first_client] = bmc;
   LanClient second_client(io.io.get_executor(), quick());
   const auto p = params_for("127.0.88.2", fleet.port(0), {3});
   Screen first, second;
@@ -171,10 +168,8 @@ TEST_CASE("a second console takes the serial port over and the first one hears s
 
 TEST_CASE("a wrong password gets no console, and the BMC keeps no session for it",
           "[ipmi][sol][console]") {
-  sim::IpmiFleet fleet(fleet_on("127.0.88.3"));
-  fleet.start();
-  IoThreads io;
-  LanClient client(io.io.get_executor(), quick());
+  SimBmc bmc("127.0.88.3");
+  auto& [fleet, io, client] = bmc;
   Screen screen;
   auto opened = io.run(SolConsole::open(
       client, params_for("127.0.88.3", fleet.port(0), {17}, "wrong"), screen.events()));
@@ -184,10 +179,8 @@ TEST_CASE("a wrong password gets no console, and the BMC keeps no session for it
 }
 
 TEST_CASE("a console whose BMC goes silent ends with a timeout", "[ipmi][sol][console]") {
-  sim::IpmiFleet fleet(fleet_on("127.0.88.4"));
-  fleet.start();
-  IoThreads io;
-  LanClient client(io.io.get_executor(), quick());
+  SimBmc bmc("127.0.88.4");
+  auto& [fleet, io, client] = bmc;
   Screen screen;
   SolTransferOptions transfer;
   transfer.retry_interval = 100ms;
@@ -204,6 +197,49 @@ TEST_CASE("a console whose BMC goes silent ends with a timeout", "[ipmi][sol][co
   std::lock_guard lock(screen.mutex);
   REQUIRE(screen.ended);
   CHECK(screen.ended->code == DriverErrorCode::timeout);
+}
+
+TEST_CASE("the IPMI driver opens a node's serial console and the node's keys reach its host",
+          "[ipmi][sol][console][driver]") {
+  sim::IpmiFleet fleet(fleet_on("127.0.88.6"));
+  fleet.start();
+  IoThreads io;
+  IpmiDriver driver(io.io.get_executor());
+  DriverTarget target;
+  target.node_id = "node-sol";
+  target.node_name = target.node_id;
+  std::string why;
+  target.endpoint = *parse_endpoint(fleet.endpoint(0), why);
+  target.credentials = Credentials{"admin", "password"};
+  target.options = {{"cipher_suites", {17}}};
+  Screen screen;
+  SolConsoleEvents events = screen.events();
+  ConsoleOpenReport opened =
+      io.run(driver.open_console(target, IpmiDriver::kSystemId,
+                                 ConsoleEvents{std::move(events.output), std::move(events.ended)}));
+  if (opened.error) FAIL(opened.error->message);
+  REQUIRE(opened.console);
+  CHECK(opened.protocol == "ipmi-sol");
+  CHECK(opened.console->is_open());
+  REQUIRE(opened.console->write("ls\r"));
+  CHECK(eventually([&] { return fleet.state(0).console()["received"] == "ls\r"; }));
+  CHECK(eventually([&] { return screen.shows("ls"); }));
+  // A power cycle through the same driver: the console stays and shows the boot.
+  const ActionReport cycled =
+      io.run(driver.power(target, IpmiDriver::kSystemId, PowerAction::cycle));
+  REQUIRE_FALSE(cycled.error);
+  CHECK(eventually([&] { return screen.shows("Booting from disk"); }));
+  io.run(opened.console->close());
+  CHECK_FALSE(opened.console->is_open());
+  CHECK(eventually([&] { return fleet.state(0).console()["active"] == false; }));
+
+  // Wrong credentials: no console, auth_failed, as for any other call.
+  target.credentials = Credentials{"admin", "nope"};
+  ConsoleOpenReport refused = io.run(driver.open_console(target, IpmiDriver::kSystemId, {}));
+  REQUIRE(refused.error);
+  CHECK(refused.error->code == DriverErrorCode::auth_failed);
+  CHECK_FALSE(refused.console);
+  io.run(driver.shutdown());
 }
 
 namespace {
