@@ -63,15 +63,15 @@ void BmcModel::settle(Clock::time_point now) {
   on_ = change_to_;
   change_at_.reset();
   dirty = true;
-  if (on_ && !was_on) booted();
+  if (on_ && !was_on) booted(now);
   if (!on_ && was_on) console_.power_off(now);
 }
 
-void BmcModel::booted() {
+void BmcModel::booted(Clock::time_point now) {
   Bytes& flags = boot_params_[5];
   const bool overridden = (flags[0] & 0x80) != 0;
   const unsigned device = overridden ? (flags[1] >> 2) & 0x0F : 0;
-  console_.boot(Clock::now(), device == 0x01 ? "pxe" : device == 0x05 ? "cdrom" : "disk");
+  console_.boot(now, device == 0x01 ? "pxe" : device == 0x05 ? "cdrom" : "disk");
   if ((flags[0] & 0x80) && !(flags[0] & 0x40)) flags[0] &= 0x7F;  // one-time override used
 }
 
@@ -106,7 +106,7 @@ bool BmcModel::chassis_control(PowerAction action, Clock::time_point now) {
       if (!on_) {
         starting(std::chrono::milliseconds(0));
         on_ = true;
-        booted();
+        booted(now);
       }
       break;
     case PowerAction::cycle:
@@ -121,7 +121,7 @@ bool BmcModel::chassis_control(PowerAction action, Clock::time_point now) {
       if (!on_) return false;
       ++counters.hard_reset;
       starting(std::chrono::milliseconds(0));
-      booted();
+      booted(now);
       break;
     case PowerAction::soft_off:
       if (!on_) return false;
@@ -142,7 +142,7 @@ void BmcModel::set_power(bool on, Clock::time_point now) {
   change_at_.reset();
   if (on && !on_) {
     starting(std::chrono::milliseconds(0));
-    booted();
+    booted(now);
   }
   if (!on && on_) console_.power_off(now);
   on_ = on;

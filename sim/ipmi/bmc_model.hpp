@@ -130,7 +130,8 @@ class BmcModel {
 
  private:
   void settle(Clock::time_point now);
-  void booted();  // the server started: a one-time boot override is used up
+  // The server started: a one-time boot override is used up, the boot log begins.
+  void booted(Clock::time_point now);
   // The server will start `after` from now: the PXE ROM runs when PXE is its boot device.
   void starting(std::chrono::milliseconds after);
 

@@ -21,6 +21,7 @@ std::optional<bmc::ipmi::Bytes> SimulatedBmc::handle_datagram(bmc::ipmi::ByteVie
   ++model_.counters.datagrams_received;
   try {
     auto reply = ipmi::handle_datagram(model_, sessions_, datagram, peer, Clock::now());
+    console_activated_.store(model_.sol_owner != 0, std::memory_order_relaxed);
     save_if_dirty();
     return reply;
   } catch (const std::exception& e) {
@@ -268,8 +269,9 @@ json SimulatedBmc::console() const {
   const auto now = Clock::now();
   model_.power_on(now);
   // Output nobody is connected to still happens: take it into the history.
-  if (!ipmi::sol_session(model_, sessions_)) model_.console().take_output(now);
-  return {{"active", ipmi::sol_session(model_, sessions_) != nullptr},
+  const bool active = ipmi::sol_session(model_, sessions_) != nullptr;
+  if (!active) model_.console().take_output(now);
+  return {{"active", active},
           {"powered", model_.console().powered()},
           {"history", printable(model_.console().history())},
           {"received", printable(model_.console().received())}};

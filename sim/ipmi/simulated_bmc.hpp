@@ -1,6 +1,7 @@
 #pragma once
 // One simulated IPMI BMC: its model, its sessions, and one lock around both, so the UDP side (on
 // the io_context) and the control side (control API, tests) can use it from different threads.
+#include <atomic>
 #include <functional>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -50,6 +51,10 @@ class SimulatedBmc {
 
   // --- the host's serial console (Serial-over-LAN) ---
   void set_udp_port(std::uint16_t port);
+  // Whether a session held the SOL payload after the last datagram: read on every datagram, so
+  // without the lock.
+  bool console_activated() const { return console_activated_.load(std::memory_order_relaxed); }
+  // Whether any session still has SOL traffic to finish (an active or a deactivating payload).
   bool sol_active() const;
   // What the BMC sends by itself now (host output, retries), by peer address.
   std::vector<ipmi::OutgoingDatagram> sol_pump();
@@ -72,6 +77,7 @@ class SimulatedBmc {
   // Mutable: reading settles pending power transitions and expires idle sessions.
   mutable BmcModel model_;
   mutable SessionTable sessions_;
+  std::atomic<bool> console_activated_{false};
   std::function<void(const nlohmann::json&)> persist_;
 };
 

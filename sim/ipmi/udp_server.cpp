@@ -51,7 +51,7 @@ void UdpServer::on_datagram(const boost::system::error_code& ec, std::size_t siz
       const std::string peer = sender_.address().to_string() + ":" + std::to_string(sender_.port());
       if (auto reply = bmc_.handle_datagram(bmc::ipmi::ByteView(buffer_.data(), size), peer))
         send(std::move(*reply), sender_, faults.delay_ms);
-      if (!console_pumping_ && bmc_.sol_active()) start_console_pump();
+      if (!console_pumping_ && bmc_.console_activated()) start_console_pump();
     }
   }
   receive();
