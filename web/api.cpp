@@ -96,7 +96,10 @@ asio::awaitable<Reply> Api::handle(Request request, std::string peer, BodyReader
   } else {
     reply.response = std::move(*immediate);
   }
-  if (!failed) reply.body = std::move(ctx.body_source);
+  if (!failed) {
+    reply.body = std::move(ctx.body_source);
+    reply.upgrade = std::move(ctx.upgrade);
+  }
   if (route && route->access != Access::anyone && is_mutating(request.method()))
     co_await audit(ctx, *route, reply.response);
   finish(ctx, reply.response, started);

@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 
+#include "web/connection_upgrade.hpp"
 #include "web/http.hpp"
 
 namespace ironhold::web {
@@ -38,9 +39,12 @@ class BodySource {
 // What the API answers: the response, and its body as a source when it is streamed. The response
 // carries the headers, and Content-Length when the length is known; without it the server sends
 // the body chunked (HTTP/1.1) or closes the connection after it (HTTP/1.0).
+// With an upgrade, the server writes no response: the upgrade answers the request itself (a
+// WebSocket's 101) and keeps the connection.
 struct Reply {
   Response response;
   std::shared_ptr<BodySource> body;
+  std::shared_ptr<ConnectionUpgrade> upgrade;
 };
 
 }  // namespace ironhold::web

@@ -15,6 +15,7 @@ json hardware_schemas();
 json discovery_schemas();
 json cloud_schemas();
 json task_schemas();
+json console_schemas();
 json firmware_schemas();
 
 namespace {
@@ -243,6 +244,7 @@ json component_schemas() {
   out.update(cloud_schemas());
   out.update(task_schemas());
   out.update(firmware_schemas());
+  out.update(console_schemas());
   return out;
 }
 

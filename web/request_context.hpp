@@ -28,6 +28,8 @@ struct RequestContext {
   // `request`); and a handler's streamed answer body, if it has one.
   BodyReader* body_reader = nullptr;
   std::shared_ptr<BodySource> body_source;
+  // A handler that takes the connection over once it has answered (a WebSocket).
+  std::shared_ptr<ConnectionUpgrade> upgrade;
 
   // The target of a mutating request, for its audit entry.
   std::optional<std::string> target_type, target_id, target_name;

@@ -47,6 +47,9 @@ struct Server::Connection {
   // The streamed body being written, which shutdown asks to finish (an event stream has no end of
   // its own); only touched on the connection's strand.
   std::shared_ptr<BodySource> streaming;
+  // The protocol the connection was upgraded to (a WebSocket), which shutdown asks to end; only
+  // touched on the connection's strand.
+  std::shared_ptr<ConnectionUpgrade> upgraded;
 };
 
 tcp::endpoint parse_listen_address(const std::string& text) {
@@ -248,6 +251,16 @@ asio::awaitable<void> Server::serve_requests(Connection& connection) {
       auto handling = api_.handle(parser.release(), connection.peer, nullptr, stream.secure());
       reply = co_await std::move(handling);
     }
+    if (reply.upgrade) {
+      // The connection is the upgrade's now (a WebSocket), until it ends; then it closes.
+      connection.upgraded = reply.upgrade;
+      if (stopping_) reply.upgrade->stop();  // the shutdown came while the handler ran
+      lowest.expires_never();
+      auto running = reply.upgrade->run(stream);
+      co_await std::move(running);
+      connection.upgraded.reset();
+      break;
+    }
     reply.response.keep_alive(keep_alive && !stopping_);
     const bool written = co_await write_reply(connection, reply);
     connection.busy = false;
@@ -360,6 +373,7 @@ void Server::shutdown(std::function<void()> done) {
       boost::system::error_code ignored;
       if (!c->busy) c->lowest().socket().cancel(ignored);
       if (c->streaming) c->streaming->finish();
+      if (c->upgraded) c->upgraded->stop();
     });
   maybe_finish_shutdown();
 }
@@ -380,6 +394,7 @@ std::function<void(boost::system::error_code)> Server::close_after_grace() {
         boost::system::error_code ignored;
         c->lowest().socket().cancel(ignored);
         if (c->streaming) c->streaming->finish();
+        if (c->upgraded) c->upgraded->stop();
       });
   };
 }

@@ -23,6 +23,7 @@
 #include "inventory/db/project_store.hpp"
 #include "inventory/db/provisioning_store.hpp"
 #include "inventory/db/rollout_store.hpp"
+#include "inventory/db/serial_console_store.hpp"
 #include "inventory/db/session_store.hpp"
 #include "inventory/db/sign_in_throttle.hpp"
 #include "inventory/db/task_store.hpp"
@@ -35,6 +36,7 @@
 
 namespace ironhold {
 class CloudSync;
+class SerialConsoleHub;
 class TaskEngine;
 }  // namespace ironhold
 
@@ -100,6 +102,10 @@ struct Services {
   db::EventSubscriptionStore* event_subscriptions = nullptr;
   // The GPU catalogue: canonical models and their aliases (null: 503).
   db::GpuCatalogueStore* gpu_catalogue = nullptr;
+  // Serial consoles: the sessions and output kept, and the hub sharing each node's console among
+  // its viewers (null: 503).
+  db::SerialConsoleStore* serial_consoles = nullptr;
+  SerialConsoleHub* console_hub = nullptr;
 
   // Runs fn() on the blocking pool (see on_pool).
   template <class Fn>

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <boost/asio/co_spawn.hpp>
 #include <future>
 
 #include "app/server/curl_webhook_sender.hpp"
@@ -131,6 +132,16 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
   services_->event_subscriptions = event_subscriptions_.get();
   gpu_catalogue_ = std::make_unique<db::GpuCatalogueStore>(*database_);
   services_->gpu_catalogue = gpu_catalogue_.get();
+  {
+    // Serial consoles go through the same drivers as everything else: one RMCP+ client, one
+    // credential back-off per BMC (a console still gets a session of its own).
+    std::map<std::string, NodeDriver*> drivers{{"redfish", redfish_.get()}, {"ipmi", ipmi_.get()}};
+    serial_consoles_ = std::make_unique<db::SerialConsoleStore>(*database_, box_);
+    console_hub_ = std::make_unique<SerialConsoleHub>(io_.get_executor(), std::move(drivers),
+                                                      *serial_consoles_, *audit_, blocking_pool_);
+    services_->serial_consoles = serial_consoles_.get();
+    services_->console_hub = console_hub_.get();
+  }
   if (config.event_subscriptions_enabled) {
     // Redfish only: IPMI has no subscriptions (its SEL is polled).
     std::map<std::string, NodeDriver*> drivers{{"redfish", redfish_.get()}};
@@ -324,6 +335,15 @@ void ServiceHost::stop() {
       drained.get_future().wait();
     });
   }
+  // Consoles the viewers left open end, their last output written and their sessions closed,
+  // while the drivers and the database are there.
+  if (!threads_.empty())
+    timed("consoles_ms", [&] {
+      std::promise<void> ended;
+      boost::asio::co_spawn(io_, console_hub_->shutdown(),
+                            [&ended](std::exception_ptr) { ended.set_value(); });
+      ended.get_future().wait();
+    });
   // Tasks stop at a step boundary and are handed back first: they use the drivers that the
   // poller and the cloud sync shut down next. Together they get the grace period the HTTP
   // requests had (one deadline, not one period each: a stop stays bounded however many parts

@@ -19,6 +19,7 @@
 #include "bmc/redfish/redfish_driver.hpp"
 #include "inventory/alerts/alert_engine.hpp"
 #include "inventory/cloud/cloud_sync.hpp"
+#include "inventory/console/serial_console_hub.hpp"
 #include "inventory/crypto/secret_box.hpp"
 #include "inventory/crypto/url_signer.hpp"
 #include "inventory/db/alert_store.hpp"
@@ -35,6 +36,7 @@
 #include "inventory/db/project_store.hpp"
 #include "inventory/db/provisioning_store.hpp"
 #include "inventory/db/rollout_store.hpp"
+#include "inventory/db/serial_console_store.hpp"
 #include "inventory/db/sign_in_throttle.hpp"
 #include "inventory/db/task_store.hpp"
 #include "inventory/db/token_store.hpp"
@@ -209,6 +211,8 @@ class ServiceHost {
   std::unique_ptr<alerts::AlertEngine> alert_engine_;
   std::unique_ptr<db::EventSubscriptionStore> event_subscriptions_;
   std::unique_ptr<db::GpuCatalogueStore> gpu_catalogue_;
+  std::unique_ptr<db::SerialConsoleStore> serial_consoles_;
+  std::unique_ptr<SerialConsoleHub> console_hub_;
   std::unique_ptr<events::EventSubscriber> event_subscriber_;
   std::unique_ptr<web::Services> services_;
   std::unique_ptr<web::Api> api_;

@@ -373,4 +373,8 @@ long long SerialConsoleHub::Attachment::session_id() const {
   return state_->session_id;
 }
 
+const std::string& SerialConsoleHub::Attachment::protocol() const {
+  return state_->protocol;
+}
+
 }  // namespace ironhold

@@ -80,6 +80,8 @@ class SerialConsoleHub::Attachment {
   void send_break();
   boost::asio::awaitable<void> detach(std::string reason = "closed by the viewer");
   long long session_id() const;
+  // How the BMC carries the console ("ipmi-sol", "ssh").
+  const std::string& protocol() const;
 
  private:
   std::shared_ptr<State> state_;

@@ -30,6 +30,7 @@ void register_all_routes(Api& api) {
   register_alert_routes(api);
   register_redfish_event_routes(api);
   register_gpu_model_routes(api);
+  register_serial_console_routes(api);
 }
 
 }  // namespace ironhold::web
