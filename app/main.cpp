@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "app/cli/audit_commands.hpp"
+#include "app/cli/console_command.hpp"
 #include "app/cli/export_commands.hpp"
 #include "app/cli/gpu_model_commands.hpp"
 #include "app/cli/node_commands.hpp"
@@ -34,6 +35,7 @@ constexpr const char* usage =
     "  power        power nodes on, off, cycle, reset or soft_off (tasks; --wait follows them)\n"
     "  boot         set a node's boot device\n"
     "  identify     turn a node's identify LED on or off\n"
+    "  console      attach this terminal to a node's serial console (~. leaves)\n"
     "  reprovision  reprovision nodes (cloud instances: the provider's rebuild)\n"
     "  bulk         one action on every node a selector matches\n"
     "  firmware     firmware images and updates of owned servers\n"
@@ -78,6 +80,7 @@ int main(int argc, char** argv) {
   if (command == "power") return ironhold::cli::run_power_command(rest);
   if (command == "boot") return ironhold::cli::run_boot_command(rest);
   if (command == "identify") return ironhold::cli::run_identify_command(rest);
+  if (command == "console") return ironhold::cli::run_console_command(rest);
   if (command == "task") return ironhold::cli::run_task_command(rest);
   if (command == "audit") return ironhold::cli::run_audit_command(rest);
   if (command == "export") return ironhold::cli::run_export_command(rest);

@@ -1,15 +1,16 @@
-# Embeds the operator console (every file under web/console/) into the binary, with one content
-# hash over all of them, as console_assets() and console_assets_hash() (web/routes/console_assets.hpp).
+# Embeds the operator console (every file under web/console/, and the third-party files the build
+# vendors, under vendor/) into the binary, with one content hash over all of them, as
+# console_assets() and console_assets_hash() (web/routes/console_assets.hpp).
 #
-# Included from web/CMakeLists.txt: ironhold_embed_console(<target> <console dir>).
-# Run as a script (cmake -P) at build time: -DCONSOLE_DIR=... -DLISTING=... -DOUTPUT=... writes
-# the .cpp.
+# Included from web/CMakeLists.txt: ironhold_embed_console(<target> <console dir> [<vendor dir>]).
+# Run as a script (cmake -P) at build time: -DCONSOLE_DIR=... [-DVENDOR_DIR=...] -DLISTING=...
+# -DOUTPUT=... writes the .cpp.
 #
 # The hash is the SHA-256 of every file's path and SHA-256 (sorted by path) and of this script,
 # cut to 16 hex digits: any change to any asset, an added or a removed one, or a change in how
 # they are embedded gives a new hash, so browsers that cache /assets/<hash>/... forever never see
-# an old file under a new name or a new file under an old one. index.html refers to its assets
-# through the placeholder {{ASSET_BASE}}, replaced here by /assets/<hash>.
+# an old file under a new name or a new file under an old one. The pages (*.html) refer to their
+# assets through the placeholder {{ASSET_BASE}}, replaced here by /assets/<hash>.
 #
 # The file list comes from a CONFIGURE_DEPENDS glob, so adding or removing an asset re-runs the
 # configure step, which rewrites a listing the generated file depends on; each asset is a
@@ -17,10 +18,17 @@
 
 if(CMAKE_SCRIPT_MODE_FILE)
   file(STRINGS "${LISTING}" paths)
+  # Each asset's name (its path under /assets/<hash>/) and, in source_<name>, its file.
   set(names "")
   foreach(path IN LISTS paths)
-    file(RELATIVE_PATH name "${CONSOLE_DIR}" "${path}")
+    if(VENDOR_DIR AND path MATCHES "^${VENDOR_DIR}/")
+      file(RELATIVE_PATH name "${VENDOR_DIR}" "${path}")
+      set(name "vendor/${name}")
+    else()
+      file(RELATIVE_PATH name "${CONSOLE_DIR}" "${path}")
+    endif()
     list(APPEND names "${name}")
+    set("source_${name}" "${path}")
   endforeach()
   list(SORT names)
 
@@ -28,7 +36,7 @@ if(CMAKE_SCRIPT_MODE_FILE)
   file(SHA256 "${CMAKE_SCRIPT_MODE_FILE}" script_sha)
   set(manifest "embed ${script_sha}\n")
   foreach(name IN LISTS names)
-    file(SHA256 "${CONSOLE_DIR}/${name}" sha)
+    file(SHA256 "${source_${name}}" sha)
     string(APPEND manifest "${name} ${sha}\n")
   endforeach()
   string(SHA256 full_hash "${manifest}")
@@ -52,7 +60,7 @@ if(CMAKE_SCRIPT_MODE_FILE)
       set(type "image/x-icon")
     elseif(ext STREQUAL ".json")
       set(type "application/json")
-    elseif(ext STREQUAL ".txt")
+    elseif(ext STREQUAL ".txt" OR name MATCHES "(^|/)LICENSE$")
       set(type "text/plain; charset=utf-8")
     elseif(ext STREQUAL ".woff2")
       set(type "font/woff2")
@@ -70,9 +78,9 @@ if(CMAKE_SCRIPT_MODE_FILE)
   set(entries "")
   set(index 0)
   foreach(name IN LISTS names)
-    set(source "${CONSOLE_DIR}/${name}")
-    if(name STREQUAL "index.html")
-      # The entry page names its assets under this build's hash.
+    set(source "${source_${name}}")
+    if(name MATCHES "\\.html$")
+      # A page names its assets under this build's hash.
       file(READ "${source}" text)
       string(REPLACE "{{ASSET_BASE}}" "/assets/${hash}" text "${text}")
       file(WRITE "${scratch}" "${text}")
@@ -128,7 +136,12 @@ endif()
 set(IRONHOLD_EMBED_CONSOLE_SCRIPT ${CMAKE_CURRENT_LIST_FILE})
 
 function(ironhold_embed_console target console_dir)
+  set(vendor_dir "${ARGV2}")
   file(GLOB_RECURSE assets CONFIGURE_DEPENDS LIST_DIRECTORIES false "${console_dir}/*")
+  if(vendor_dir)
+    file(GLOB_RECURSE vendored LIST_DIRECTORIES false "${vendor_dir}/*")
+    list(APPEND assets ${vendored})
+  endif()
   # Editors' leftovers are not part of the console.
   list(FILTER assets EXCLUDE REGEX "(~|\\.swp|\\.orig|/\\.[^/]*)$")
   list(SORT assets)
@@ -139,7 +152,8 @@ function(ironhold_embed_console target console_dir)
   file(CONFIGURE OUTPUT ${listing} CONTENT "${lines}\n" @ONLY)
   add_custom_command(
     OUTPUT ${output}
-    COMMAND ${CMAKE_COMMAND} -DCONSOLE_DIR=${console_dir} -DLISTING=${listing} -DOUTPUT=${output}
+    COMMAND ${CMAKE_COMMAND} -DCONSOLE_DIR=${console_dir} -DVENDOR_DIR=${vendor_dir}
+            -DLISTING=${listing} -DOUTPUT=${output}
             -P ${IRONHOLD_EMBED_CONSOLE_SCRIPT}
     DEPENDS ${assets} ${listing} ${IRONHOLD_EMBED_CONSOLE_SCRIPT}
     COMMENT "Embedding the console (web/console/)"

@@ -3,10 +3,14 @@
 // same node: away from on while the server cycles, then on again. The simulated servers take
 // 6 s to power off and 6 s to power on, and the poller reads power every 2 s, so the inventory
 // (and the stream) sees the cycle rather than only its end.
+//
+// Then the serial console of an IPMI server: the operator opens it from the node's page, types and
+// sees the echo, power-cycles the server and watches it boot, and reads the boot in the output
+// kept; what the simulated host received and printed (its control API) is the expected text.
 import assert from 'node:assert/strict';
 import { scenario, signIn, timed, waitFor } from './harness.mjs';
 
-const s = scenario('power', { extraArgs: ['--poll-status-interval', '2', '--sim-reset-delay', '6000'] });
+const s = scenario('power', { extraArgs: ['--sim-control', '--poll-status-interval', '2', '--sim-reset-delay', '6000'] });
 let node;
 let operator;  // page
 let viewer;    // page
@@ -110,6 +114,67 @@ s.test('the power state changes live on both pages, without a reload', async () 
     async () => (await row.locator('.badge').first().getAttribute('data-state')) === 'succeeded', { timeoutMs: 30_000 });
   await row.scrollIntoViewIfNeeded();
   await s.artifacts.screenshot(operator, 'power-cycled-operator-task');
+});
+
+// The text xterm.js shows, row after row.
+const terminalText = (page) => page.evaluate(() =>
+  [...document.querySelectorAll('#terminal .xterm-rows > div')].map((row) => row.textContent).join('\n'));
+
+let consoleServer;  // the IPMI server whose console is opened
+let serverBmc;  // its simulated BMC's control API
+let serial;     // the operator's serial console page
+
+s.test('an operator opens an IPMI server\'s serial console from its page and types into it', async () => {
+  const candidates = await s.instance.nodes('?source=bmc&driver=ipmi&power_state=on');
+  const server = candidates.find((n) => n.reachable);
+  assert.ok(server, 'the demo has a reachable IPMI server that is on');
+  consoleServer = server;
+  serverBmc = await s.instance.bmcControl(server);
+  await operator.goto(`/#/nodes/${server.id}`);
+  await operator.getByTestId('node-name').filter({ hasText: server.name }).waitFor();
+  // A viewer has no console to open.
+  await viewer.goto(`/#/nodes/${server.id}`);
+  await viewer.getByTestId('node-name').filter({ hasText: server.name }).waitFor();
+  assert.equal(await viewer.getByTestId('open-serial-console').count(), 0);
+
+  const link = operator.getByTestId('open-serial-console');
+  const [page] = await Promise.all([operator.context().waitForEvent('page'), link.click()]);
+  serial = page;
+  s.pages.set('serial console', serial);
+  await serial.waitForFunction(() => document.querySelector('[data-testid="serial-status"]')?.dataset.state === 'writer',
+    null, { timeout: 60_000 });
+  assert.equal(await serial.getByTestId('node-link').textContent(), server.name);
+
+  await serial.locator('#terminal').click();
+  await serial.keyboard.type('echo from the browser');
+  await serial.keyboard.press('Enter');
+  await waitFor('the echo in the terminal', async () => (await terminalText(serial)).includes('echo from the browser'));
+  // The host got exactly what was typed (Enter is a carriage return on a serial line).
+  const host = await (await fetch(`${serverBmc}/console`)).json();
+  assert.ok(host.received.endsWith('echo from the browser\r'), JSON.stringify(host.received));
+  await s.artifacts.screenshot(serial, 'serial-console-echo');
+});
+
+s.test('the console shows the server boot after a power cycle, and its output is kept', async () => {
+  const cycled = await s.instance.apiOk('POST', `/api/v1/nodes/${consoleServer.id}/power`, { body: { action: 'cycle' } }, 202);
+  assert.ok(cycled.id);
+  await waitFor('the boot to reach the login prompt in the terminal',
+    async () => (await terminalText(serial)).includes('Reached target multi-user.target'), { timeoutMs: 120_000 });
+  await s.artifacts.screenshot(serial, 'serial-console-boot');
+
+  // The output kept, read back on the page: the host's own record of the boot is in it.
+  const host = await (await fetch(`${serverBmc}/console`)).json();
+  const boot = host.history.slice(host.history.lastIndexOf('reboot: Power down'));
+  const bootLines = boot.split(/\r?\n/).map((line) => line.trim()).filter(Boolean);
+  assert.ok(bootLines.length > 5, `the simulated host printed a boot: ${boot}`);
+  await serial.getByTestId('show-log').click();
+  await waitFor('the kept output to show the whole boot', async () => {
+    const kept = await serial.getByTestId('console-log').textContent();
+    return bootLines.every((line) => kept.includes(line));
+  }, { timeoutMs: 30_000 });
+  await s.artifacts.screenshot(serial, 'serial-console-log');
+  await serial.close();
+  s.pages.delete('serial console');
 });
 
 s.testStopsCleanly();

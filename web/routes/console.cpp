@@ -23,6 +23,14 @@ constexpr std::string_view kConsolePolicy =
     "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
     "frame-ancestors 'none'";
 
+// The serial console page alone also allows inline styles: xterm.js writes its cell sizes and
+// colours into <style> elements it creates (it has no nonce option). Styles cannot run script, and
+// the page is a document of its own, so the rest of the console keeps the strict policy.
+constexpr std::string_view kSerialConsolePolicy =
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self'; "
+    "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'";
+
 const ConsoleAsset* find_console_asset(std::string_view path) {
   const auto assets = console_assets();
   const auto it = std::find_if(assets.begin(), assets.end(),
@@ -50,7 +58,7 @@ bool etag_matches(std::string_view if_none_match, std::string_view etag) {
 
 // An asset's answer: 200 with its bytes, or 304 when the browser already holds them.
 Response asset_response(const Request& request, const ConsoleAsset& asset,
-                        std::string_view cache_control) {
+                        std::string_view cache_control, std::string_view policy = kConsolePolicy) {
   const auto if_none_match = request[http::field::if_none_match];
   const bool unchanged =
       etag_matches(std::string_view(if_none_match.data(), if_none_match.size()), asset.etag);
@@ -58,7 +66,7 @@ Response asset_response(const Request& request, const ConsoleAsset& asset,
   res.set(http::field::etag, asset.etag);
   res.set(http::field::cache_control, cache_control);
   res.set(http::field::content_type, asset.content_type);
-  res.set("Content-Security-Policy", kConsolePolicy);
+  res.set("Content-Security-Policy", policy);
   res.set("X-Content-Type-Options", "nosniff");
   res.set("Referrer-Policy", "same-origin");
   res.set("X-Frame-Options", "DENY");
@@ -74,6 +82,15 @@ asio::awaitable<Response> console_entry(RequestContext& ctx) {
     co_return problem(http::status::not_found, "this build has no console",
                       {ctx.path, ctx.request_id, ctx.request.version()});
   co_return asset_response(ctx.request, *index, "no-cache");
+}
+
+// The node is named after the '#': /serial-console#<node id or name>.
+asio::awaitable<Response> serial_console_page(RequestContext& ctx) {
+  const ConsoleAsset* page = find_console_asset("serial.html");
+  if (page == nullptr)
+    co_return problem(http::status::not_found, "this build has no console",
+                      {ctx.path, ctx.request_id, ctx.request.version()});
+  co_return asset_response(ctx.request, *page, "no-cache", kSerialConsolePolicy);
 }
 
 asio::awaitable<Response> console_file(RequestContext& ctx) {
@@ -97,6 +114,13 @@ void register_console_routes(Api& api) {
                     Access::anyone,
                     console_entry,
                     {"The operator console (HTML; it signs in through /api/v1/session)",
+                     nlohmann::json::array(), nullptr, 200, nullptr}});
+  api.router().add({http::verb::get,
+                    "/serial-console",
+                    Access::anyone,
+                    serial_console_page,
+                    {"The serial console page (HTML): the node named after '#' in a terminal, "
+                     "over GET /api/v1/nodes/{id}/console",
                      nlohmann::json::array(), nullptr, 200, nullptr}});
   api.router().add({http::verb::get,
                     "/assets/{hash}/{path*}",

@@ -60,6 +60,14 @@ asio::awaitable<Response> open_console(Services& s, RequestContext& ctx) {
   if (mode != "write" && mode != "read")
     throw invalid("mode must be write (type when nobody else does) or read, got \"" + mode + "\"",
                   "mode");
+  require_own_origin(ctx);
+  auto [store, hub] = consoles(s);
+  const Node node = co_await authorized_node(s, ctx, ctx.path_param("id"), cap_act);
+  auto lookup = [&store, id = node.id] { return store.target(id); };
+  auto target = co_await s.blocking(lookup);
+  if (!target) throw not_found(node_not_found_message(node.id));
+  // After the checks, so that a page can learn why its WebSocket did not open (browsers do not
+  // tell) by asking again without the upgrade: 426 means all was well but the BMC.
   if (!net::is_websocket_upgrade(ctx.request)) {
     Response res = ctx.json(
         http::status::upgrade_required,
@@ -73,12 +81,6 @@ asio::awaitable<Response> open_console(Services& s, RequestContext& ctx) {
     res.set(http::field::connection, "Upgrade");
     co_return res;
   }
-  require_own_origin(ctx);
-  auto [store, hub] = consoles(s);
-  const Node node = co_await authorized_node(s, ctx, ctx.path_param("id"), cap_act);
-  auto lookup = [&store, id = node.id] { return store.target(id); };
-  auto target = co_await s.blocking(lookup);
-  if (!target) throw not_found(node_not_found_message(node.id));
   auto socket = std::make_shared<SerialConsoleSocket>(ctx.request.base());
   auto attaching = socket->attach(hub, std::move(*target), ctx.actor(), mode == "write");
   co_await std::move(attaching);

@@ -3,9 +3,12 @@
 // strict Content-Security-Policy, 404 for any other hash; and the GPU-model counts of the node
 // summary the console's overview shows.
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <regex>
 #include <set>
+#include <tuple>
 
 #include "tests/support/server/http_client.hpp"
 #include "tests/support/server/test_server.hpp"
@@ -182,6 +185,59 @@ TEST_CASE("a console file under another hash, or one the console lacks, is 404 a
     CHECK(res.header("content-type") == "application/problem+json");
   }
 }
+
+#ifdef IRONHOLD_XTERM_PACKAGE_DIR
+namespace {
+
+// A file of the npm package the build embedded (installed by npm ci, which checked it against the
+// lockfile's integrity), read from the package itself.
+std::string from_package(const std::string& member) {
+  std::ifstream in(std::string(IRONHOLD_XTERM_PACKAGE_DIR) + "/" + member, std::ios::binary);
+  REQUIRE(in);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+}  // namespace
+
+TEST_CASE("the serial console page has its own policy and serves xterm.js as npm ships it",
+          "[web][console]") {
+  TestServer server;
+  const auto port = server.port();
+  const auto page = http_get(port, "/serial-console", std::nullopt);
+  REQUIRE(page.status == 200);
+  CHECK(page.header("content-type") == "text/html; charset=utf-8");
+  CHECK(page.body.find("{{ASSET_BASE}}") == std::string::npos);
+  // xterm.js writes <style> elements: inline styles only, scripts stay the console's own files.
+  const std::string csp = page.header("content-security-policy");
+  INFO(csp);
+  CHECK(csp.find("style-src 'self' 'unsafe-inline'") != std::string::npos);
+  CHECK(csp.find("script-src 'self';") != std::string::npos);
+  CHECK(csp.find("unsafe-eval") == std::string::npos);
+  CHECK(csp.find("frame-ancestors 'none'") != std::string::npos);
+  CHECK(std::regex_search(page.body, std::regex("<script[^>]*>[^<]+</script>")) == false);
+
+  // The page names the vendored files under the console's one hash; each is the package's own.
+  std::map<std::string, std::string> referenced;
+  for (const auto& [hash, path] : asset_references(page.body)) referenced[path] = hash;
+  const auto main_page = asset_references(http_get(port, "/", std::nullopt).body);
+  REQUIRE_FALSE(main_page.empty());
+  const std::string hash = main_page.front().first;
+  for (const auto& [path, member, type] :
+       {std::tuple<std::string, std::string, std::string>{"vendor/xterm/xterm.js", "lib/xterm.js",
+                                                          "text/javascript; charset=utf-8"},
+        {"vendor/xterm/xterm.css", "css/xterm.css", "text/css; charset=utf-8"},
+        {"vendor/xterm/LICENSE", "LICENSE", "text/plain; charset=utf-8"}}) {
+    INFO(path);
+    REQUIRE(referenced.count(path) == 1);
+    CHECK(referenced[path] == hash);
+    const auto res = http_get(port, "/assets/" + hash + "/" + path, std::nullopt);
+    REQUIRE(res.status == 200);
+    CHECK(res.header("content-type") == type);
+    CHECK(res.body == from_package(member));
+  }
+  CHECK(from_package("LICENSE").find("Permission is hereby granted") != std::string::npos);
+}
+#endif
 
 TEST_CASE("the console's headers stay off the API, which answers as before", "[web][console]") {
   TestServer server;

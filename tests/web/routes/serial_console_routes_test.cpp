@@ -227,6 +227,19 @@ TEST_CASE("the console route refuses what it must, before any upgrade", "[consol
   CHECK(own.upgraded());
   own.close();
 
+  // A Redfish BMC's console (its SSH serial console) is not one this service opens yet: 422.
+  const auto redfish = http_send(server.port(), "POST", "/api/v1/nodes",
+                                 {{"name", "sol-redfish"},
+                                  {"driver", "redfish"},
+                                  {"endpoint", "https://127.0.88.12:1"},
+                                  {"credentials", {{"username", "root"}, {"password", "x"}}}},
+                                 operator_token);
+  REQUIRE(redfish.status == 201);
+  WebSocketClient unsupported(server.port(), console_path(redfish.json()["id"]),
+                              bearer(operator_token));
+  CHECK_FALSE(unsupported.upgraded());
+  CHECK(unsupported.status() == 422);
+
   // A wrong BMC password: the BMC refuses the console, 503 with its reason.
   const auto changed =
       http_send(server.port(), "PATCH", "/api/v1/nodes/" + id,

@@ -7,7 +7,7 @@ import { on } from '../bus.js';
 import { h, add, fill, setText, throttle, toast } from '../dom.js';
 import { ago, bytes, dateTime, label, num, place, sourceName } from '../format.js';
 import { healthBadge, powerBadge, lifecycleBadge, updateBadge, severityBadge } from '../badges.js';
-import { canReadAudit } from '../session.js';
+import { canAct, canReadAudit } from '../session.js';
 import { taskTable } from '../tasktable.js';
 import { alertTable } from '../alerttable.js';
 import { actionsPanel } from './node_actions.js';
@@ -82,11 +82,16 @@ export function mount(container, route) {
     parts.project = h('p', { class: 'node-sub', 'data-testid': 'node-project' });
     parts.error = h('p', { class: 'node-error', role: 'status', 'data-testid': 'node-error' });
     parts.gone = h('p', { class: 'node-error', hidden: true }, 'This node has been removed.');
+    // The serial console opens in a page of its own (serial.html explains why), in a new tab so
+    // that the node's page stays at hand.
+    const serial = node.source !== 'cloud' && canAct(node.project)
+      ? h('a', { class: 'button subtle small', href: `/serial-console#${encodeURIComponent(node.id)}`, target: '_blank', rel: 'noopener', 'data-testid': 'open-serial-console' }, 'Serial console')
+      : null;
     fill(header,
       h('nav', { class: 'muted', 'aria-label': 'Breadcrumb' }, h('a', { href: '#/' }, 'Fleet'), ' / ', node.name),
       h('div', { class: 'node-head' },
         h('div', { class: 'title-row' }, h('h1', { 'data-testid': 'node-name' }, node.name),
-          h('div', { class: 'badges' }, parts.health, parts.power, parts.lifecycle, parts.reach)),
+          h('div', { class: 'badges' }, parts.health, parts.power, parts.lifecycle, parts.reach), serial),
         parts.sub, parts.project),
       parts.error, parts.gone);
     paintHeader();
