@@ -38,6 +38,9 @@ TEST_CASE("ipmitool sol activate types into the simulated host and shows its boo
       fleet.start();
       PtyProcess ipmitool(sol_activate(fleet, suite));
       REQUIRE(ipmitool.wait_for("SOL Session operational"));
+      // ipmitool says so before it makes the terminal raw; a key typed in between would be
+      // cooked (CR to LF) by the terminal, not sent by ipmitool as typed.
+      REQUIRE(ipmitool.wait_until_raw());
       REQUIRE(ipmitool.type("root\r"));
       CHECK(ipmitool.wait_for("root"));
       CHECK(ipmitool.wait_for("sim-node-0 login: "));
@@ -72,10 +75,12 @@ TEST_CASE("a second ipmitool gets 'already active' until the first one leaves",
   // ipmitool's words for completion code 80h of Activate Payload.
   CHECK(second.wait_for("SOL payload already active on another session"));
   CHECK(second.wait_exit(10s).value_or(-1) != 0);
+  REQUIRE(first.wait_until_raw());
   REQUIRE(first.type("~."));
   CHECK(first.wait_exit(10s) == 0);
   PtyProcess third(sol_activate(fleet, 17));
   CHECK(third.wait_for("SOL Session operational"));
+  REQUIRE(third.wait_until_raw());
   REQUIRE(third.type("~."));
   CHECK(third.wait_exit(10s) == 0);
 }

@@ -1,10 +1,12 @@
 #include "tests/support/server/pty_process.hpp"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <pty.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <stdexcept>
@@ -36,6 +38,8 @@ PtyProcess::PtyProcess(const std::vector<std::string>& argv,
     ::execve(args[0], args.data(), envp.data());
     ::_exit(127);
   }
+  // The slave's settings are its own (the master's are another terminal's): read them there.
+  if (const char* name = ::ptsname(master_)) slave_ = ::open(name, O_RDWR | O_NOCTTY);
 }
 
 PtyProcess::~PtyProcess() {
@@ -43,7 +47,21 @@ PtyProcess::~PtyProcess() {
     ::kill(pid_, SIGKILL);
     ::waitpid(pid_, nullptr, 0);
   }
+  if (slave_ >= 0) ::close(slave_);
   ::close(master_);
+}
+
+bool PtyProcess::wait_until_raw(std::chrono::milliseconds timeout) {
+  if (slave_ < 0) return false;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    termios settings{};
+    if (::tcgetattr(slave_, &settings) == 0 && !(settings.c_lflag & ICANON) &&
+        !(settings.c_iflag & ICRNL))
+      return true;
+    wait_for("\x01never\x01", 20ms);  // keeps the terminal drained meanwhile
+  }
+  return false;
 }
 
 bool PtyProcess::type(const std::string& keys) {

@@ -23,6 +23,10 @@ class PtyProcess {
 
   // Keys as typed; false when the terminal took fewer.
   bool type(const std::string& keys);
+  // Waits until the program has put its terminal in raw mode (no line editing, a carriage return
+  // kept as one), as a console does once it is connected: keys typed before that go through the
+  // terminal's line discipline (CR becomes LF). Whether it did within `timeout`.
+  bool wait_until_raw(std::chrono::milliseconds timeout = std::chrono::seconds(10));
   // Reads until `needle` has appeared or `timeout` passes; whether it did.
   bool wait_for(const std::string& needle,
                 std::chrono::milliseconds timeout = std::chrono::seconds(10));
@@ -32,6 +36,7 @@ class PtyProcess {
 
  private:
   int master_ = -1;
+  int slave_ = -1;  // the program's terminal, opened again here to read its settings
   pid_t pid_ = -1;
   bool exited_ = false;
   std::string screen_;
