@@ -1,91 +1,92 @@
 #include "tests/support/server/websocket_client.hpp"
 
-#include <boost/asio/connect.hpp>
-#include <boost/beast/core/buffers_to_string.hpp>
-#include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/http.hpp>
-#include <boost/beast/websocket.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/beast/http/string_body.hpp>
 #include <stdexcept>
+
+#include "web/impl/byte_stream.hpp"
+#include "web/impl/websocket.hpp"
 
 namespace ironhold::test {
 
 namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace websocket = beast::websocket;
-namespace http = beast::http;
+namespace http = boost::beast::http;
 using tcp = asio::ip::tcp;
 
-WebSocketClient::WebSocketClient(unsigned short port, const std::string& target,
-                                 const std::map<std::string, std::string>& headers)
-    : ws_(io_) {
-  beast::get_lowest_layer(ws_).connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
-  ws_.set_option(websocket::stream_base::decorator([headers](websocket::request_type& req) {
-    for (const auto& [name, value] : headers) req.set(name, value);
-  }));
-  websocket::response_type response;
+template <class Operation>
+void WebSocketClient::run(Operation operation, std::chrono::steady_clock::time_point deadline) {
   bool done = false;
-  beast::error_code result;
-  ws_.async_handshake(response, "127.0.0.1:" + std::to_string(port), target,
-                      [&](beast::error_code ec) {
-                        result = ec;
-                        done = true;
-                      });
-  run_until_done(done, std::chrono::steady_clock::now() + std::chrono::seconds(60));
-  status_ = response.result_int();
-  body_ = response.body();
-  upgraded_ = !result;
-  if (result && result != websocket::error::upgrade_declined)
-    throw std::runtime_error("WebSocket handshake failed: " + result.message());
-}
-
-WebSocketClient::~WebSocketClient() {
-  beast::error_code ignored;
-  beast::get_lowest_layer(ws_).socket().close(ignored);
-}
-
-void WebSocketClient::run_until_done(bool& done, std::chrono::steady_clock::time_point deadline) {
+  std::exception_ptr failure;
+  asio::co_spawn(io_, std::move(operation), [&](std::exception_ptr e) {
+    failure = e;
+    done = true;
+  });
   io_.restart();
   while (!done) {
     const auto now = std::chrono::steady_clock::now();
     if (now >= deadline) {
-      beast::get_lowest_layer(ws_).cancel();
+      boost::system::error_code ignored;
+      stream_->lowest().socket().close(ignored);
       io_.restart();
-      io_.run_for(std::chrono::seconds(5));  // lets the cancelled operation finish
+      io_.run_for(std::chrono::seconds(5));  // lets the cut operation finish
       throw std::runtime_error("the WebSocket server did not answer in time");
     }
     io_.run_one_for(deadline - now);
   }
+  if (failure) std::rethrow_exception(failure);
+}
+
+WebSocketClient::WebSocketClient(unsigned short port, const std::string& target,
+                                 const std::map<std::string, std::string>& headers) {
+  boost::beast::tcp_stream tcp_stream(io_);
+  tcp_stream.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+  stream_ = net::plain_stream(std::move(tcp_stream));
+  ws_ = std::make_unique<net::WebSocket>(*stream_);
+  std::vector<std::pair<std::string, std::string>> header_list(headers.begin(), headers.end());
+  http::response<http::string_body> refusal;
+  boost::system::error_code result;
+  const std::string host = "127.0.0.1:" + std::to_string(port);
+  auto handshake = [&]() -> asio::awaitable<void> {
+    result = co_await ws_->handshake(host, target, header_list, &refusal);
+  };
+  run(handshake(), std::chrono::steady_clock::now() + std::chrono::seconds(60));
+  upgraded_ = !result;
+  status_ = upgraded_ ? 101 : refusal.result_int();
+  body_ = refusal.body();
+  if (!upgraded_ && status_ == 0)
+    throw std::runtime_error("WebSocket handshake failed: " + result.message());
+}
+
+WebSocketClient::~WebSocketClient() {
+  ws_.reset();
+  boost::system::error_code ignored;
+  stream_->lowest().socket().close(ignored);
 }
 
 void WebSocketClient::send_binary(std::string_view bytes) {
-  ws_.binary(true);
-  ws_.write(asio::buffer(bytes.data(), bytes.size()));
+  auto send = [&]() -> asio::awaitable<void> { co_await ws_->write(bytes, /*binary=*/true); };
+  run(send(), std::chrono::steady_clock::now() + std::chrono::seconds(30));
 }
 
 void WebSocketClient::send_text(std::string_view text) {
-  ws_.text(true);
-  ws_.write(asio::buffer(text.data(), text.size()));
+  auto send = [&]() -> asio::awaitable<void> { co_await ws_->write(text, /*binary=*/false); };
+  run(send(), std::chrono::steady_clock::now() + std::chrono::seconds(30));
 }
 
 std::optional<WsMessage> WebSocketClient::next(std::chrono::seconds cap) {
   if (closed_) return std::nullopt;
-  beast::flat_buffer buffer;
-  bool done = false;
-  beast::error_code result;
-  ws_.async_read(buffer, [&](beast::error_code ec, std::size_t) {
-    result = ec;
-    done = true;
-  });
-  run_until_done(done, std::chrono::steady_clock::now() + cap);
-  if (result) {
+  std::optional<net::WebSocketMessage> got;
+  auto read = [&]() -> asio::awaitable<void> { got = co_await ws_->read(); };
+  run(read(), std::chrono::steady_clock::now() + cap);
+  if (!got) {
     closed_ = true;
-    if (result == websocket::error::closed) {
-      close_code_ = ws_.reason().code;
-      close_reason_ = std::string(ws_.reason().reason.data(), ws_.reason().reason.size());
+    if (const auto close = ws_->peer_close()) {
+      close_code_ = close->code;
+      close_reason_ = close->reason;
     }
     return std::nullopt;
   }
-  WsMessage message{beast::buffers_to_string(buffer.data()), ws_.got_binary()};
+  WsMessage message{std::move(got->data), got->binary};
   if (message.binary)
     output_ += message.data;
   else
@@ -133,9 +134,13 @@ bool WebSocketClient::until_closed(std::chrono::seconds cap) {
 
 void WebSocketClient::close() {
   if (closed_) return;
-  bool done = false;
-  ws_.async_close(websocket::close_code::normal, [&](beast::error_code) { done = true; });
-  run_until_done(done, std::chrono::steady_clock::now() + std::chrono::seconds(30));
+  auto closing = [&]() -> asio::awaitable<void> {
+    co_await ws_->close(1000, "the test closed it");
+    // The server's answer to the close, and anything it still sent, are read to the end.
+    while (co_await ws_->read()) {
+    }
+  };
+  run(closing(), std::chrono::steady_clock::now() + std::chrono::seconds(30));
   closed_ = true;
 }
 

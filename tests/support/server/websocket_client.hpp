@@ -1,17 +1,21 @@
 #pragma once
-// A WebSocket client for tests, on Beast's own client over a plain loopback TCP socket (not the
-// service's net::WebSocket): opens the upgrade with the headers a test gives, then sends and reads
-// messages with a deadline on every wait, so that a broken server fails the test instead of
-// hanging it.
+// A WebSocket client for tests over a plain loopback TCP socket: opens the upgrade with the
+// headers a test gives, then sends and reads messages with a deadline on every wait, so that a
+// broken server fails the test instead of hanging it. It uses the CLI's client (net::WebSocket,
+// compiled once for the program); the browser test is the independent peer of the server.
 #include <boost/asio/io_context.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
-#include <boost/beast/websocket/stream.hpp>
 #include <chrono>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
+
+namespace ironhold::net {
+class ByteStream;
+class WebSocket;
+}  // namespace ironhold::net
 
 namespace ironhold::test {
 
@@ -54,10 +58,13 @@ class WebSocketClient {
   void close();
 
  private:
-  void run_until_done(bool& done, std::chrono::steady_clock::time_point deadline);
+  // Runs `operation` (a coroutine) to its end; throws when it has not ended by `deadline`.
+  template <class Operation>
+  void run(Operation operation, std::chrono::steady_clock::time_point deadline);
 
   boost::asio::io_context io_;
-  boost::beast::websocket::stream<boost::beast::tcp_stream> ws_;
+  std::unique_ptr<net::ByteStream> stream_;
+  std::unique_ptr<net::WebSocket> ws_;
   bool upgraded_ = false;
   int status_ = 0;
   std::string body_;
