@@ -22,11 +22,11 @@ using nlohmann::json;
 
 namespace {
 
-sim::IpmiFleet started_fleet(const std::string& address) {
+sim::IpmiFleetOptions fleet_on(const std::string& address) {
   sim::IpmiFleetOptions options;
   options.listen = address + ":0";
   options.cycle_delay = 300ms;
-  return sim::IpmiFleet(options);
+  return options;
 }
 
 std::string enroll_ipmi(TestServer& server, const std::string& token, const std::string& name,
@@ -46,6 +46,19 @@ std::string enroll_ipmi(TestServer& server, const std::string& token, const std:
 std::map<std::string, std::string> bearer(const std::string& token) {
   return {{"Authorization", "Bearer " + token}};
 }
+
+// A simulated IPMI BMC of its own on `address`, the service, an operator's token, and the BMC
+// enrolled as `name`.
+struct ConsoleSetup {
+  ConsoleSetup(const std::string& address, const std::string& name) : fleet(fleet_on(address)) {
+    fleet.start();
+    token = server.token("operator");
+    id = enroll_ipmi(server, token, name, fleet.endpoint(0));
+  }
+  sim::IpmiFleet fleet;
+  TestServer server;
+  std::string token, id;
+};
 
 std::string console_path(const std::string& id) {
   return "/api/v1/nodes/" + id + "/console";
@@ -70,12 +83,9 @@ std::string whole_log(TestServer& server, const std::string& token, const std::s
 
 TEST_CASE("an operator types into a node's console over a WebSocket while another watches",
           "[console][e2e][ipmi]") {
-  auto fleet = started_fleet("127.0.88.10");
-  fleet.start();
-  TestServer server;
-  const auto alice = server.token("operator");
+  ConsoleSetup setup("127.0.88.10", "sol-u1");
+  auto& [fleet, server, alice, id] = setup;
   const auto bob = server.token("operator");
-  const std::string id = enroll_ipmi(server, alice, "sol-u1", fleet.endpoint(0));
 
   WebSocketClient writer(server.port(), console_path(id), bearer(alice));
   REQUIRE(writer.upgraded());
@@ -145,11 +155,8 @@ TEST_CASE("an operator types into a node's console over a WebSocket while anothe
 
 TEST_CASE("a node's console log keeps what it printed through a power cycle, byte for byte",
           "[console][e2e][ipmi]") {
-  auto fleet = started_fleet("127.0.88.11");
-  fleet.start();
-  TestServer server;
-  const auto token = server.token("operator");
-  const std::string id = enroll_ipmi(server, token, "sol-u2", fleet.endpoint(0));
+  ConsoleSetup setup("127.0.88.11", "sol-u2");
+  auto& [fleet, server, token, id] = setup;
 
   WebSocketClient console(server.port(), console_path(id), bearer(token));
   REQUIRE(console.upgraded());
@@ -181,12 +188,9 @@ TEST_CASE("a node's console log keeps what it printed through a power cycle, byt
 }
 
 TEST_CASE("the console route refuses what it must, before any upgrade", "[console][e2e]") {
-  auto fleet = started_fleet("127.0.88.12");
-  fleet.start();
-  TestServer server;
-  const auto operator_token = server.token("operator");
+  ConsoleSetup setup("127.0.88.12", "sol-u3");
+  auto& [fleet, server, operator_token, id] = setup;
   const auto viewer_token = server.token("viewer");
-  const std::string id = enroll_ipmi(server, operator_token, "sol-u3", fleet.endpoint(0));
 
   // A viewer may not have a console (not even a read-only one): 403, no upgrade.
   WebSocketClient viewer(server.port(), console_path(id), bearer(viewer_token));
@@ -258,11 +262,8 @@ TEST_CASE("the console route refuses what it must, before any upgrade", "[consol
 
 TEST_CASE("a service that stops ends its consoles, saying so, and closes their sessions",
           "[console][e2e][ipmi]") {
-  auto fleet = started_fleet("127.0.88.13");
-  fleet.start();
-  TestServer server;
-  const auto token = server.token("operator");
-  const std::string id = enroll_ipmi(server, token, "sol-u4", fleet.endpoint(0));
+  ConsoleSetup setup("127.0.88.13", "sol-u4");
+  auto& [fleet, server, token, id] = setup;
   WebSocketClient console(server.port(), console_path(id), bearer(token));
   REQUIRE(console.upgraded());
   REQUIRE(console.next_control());
