@@ -7,6 +7,8 @@ find_package(nlohmann_json 3.11 REQUIRED)
 find_package(Threads REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(PQXX REQUIRED IMPORTED_TARGET libpqxx)
+# The SSH serial consoles of Redfish BMCs (bmc/redfish/ssh_console), and the simulator's side.
+pkg_check_modules(LIBSSH REQUIRED IMPORTED_TARGET libssh)
 
 # Asio and Beast are compiled once, in their own translation units (inventory/util/asio_impl.cpp,
 # web/beast_impl.cpp), instead of in every file that includes them.

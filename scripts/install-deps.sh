@@ -22,6 +22,8 @@ build_packages=(
   libssl-dev libcurl4-openssl-dev nlohmann-json3-dev libpqxx-dev catch2
   # EC2 answers in XML (libxml2).
   libxml2-dev
+  # The SSH serial consoles of Redfish BMCs, and the simulator's SSH server.
+  libssh-dev
   ca-certificates
 )
 # What the service and the tests run, not the compiler: scripts/test.sh installs these while the
@@ -34,6 +36,9 @@ run_packages=(
   # Test peers: OpenIPMI's BMC simulator (ipmi_sim; its start script needs python3), and two
   # reference IPMI clients that Ironhold's own simulator is checked with: ipmitool and FreeIPMI.
   openipmi ipmitool freeipmi-tools python3
+  # The reference SSH client the simulator's SSH serial console is checked with (ssh, ssh-keygen,
+  # ssh-keyscan).
+  openssh-client
   # Independent clients the cloud simulators and signers are checked with: botocore (SigV4
   # oracle, EC2 client) and openstacksdk.
   python3-botocore python3-openstacksdk

@@ -49,7 +49,7 @@ std::optional<PlainUrl> parse_plain_url(const std::string& url) {
 }  // namespace
 
 asio::awaitable<FetchResult> http_fetch(std::string url, http::verb method, std::string body,
-                                        std::size_t max_body) {
+                                        std::size_t max_body, std::string range) {
   FetchResult out;
   const auto parsed = parse_plain_url(url);
   if (!parsed) {
@@ -76,6 +76,7 @@ asio::awaitable<FetchResult> http_fetch(std::string url, http::verb method, std:
   request.set(http::field::host, parsed->host + ":" + parsed->port);
   request.set(http::field::user_agent, "ironhold-sim");
   if (!body.empty()) request.set(http::field::content_type, "application/json");
+  if (!range.empty()) request.set(http::field::range, range);
   request.body() = std::move(body);
   request.prepare_payload();
   co_await http::async_write(stream, request, token);
@@ -95,6 +96,7 @@ asio::awaitable<FetchResult> http_fetch(std::string url, http::verb method, std:
   stream.socket().shutdown(tcp::socket::shutdown_both, ec);
   auto response = parser.release();
   out.status = static_cast<int>(response.result_int());
+  out.content_range = std::string(response[http::field::content_range]);
   out.body = std::move(response.body());
   co_return out;
 }

@@ -93,6 +93,11 @@ json component_schemas() {
         {"tls_fingerprint",
          {{"type", json::array({"string", "null"})},
           {"description", "the pinned SHA-256 of the BMC's certificate"}}},
+        {"ssh_host_key",
+         {{"type", json::array({"string", "null"})},
+          {"description",
+           "the BMC's SSH host key (\"SHA256:...\" as OpenSSH prints it), pinned by its first "
+           "SSH serial console; cleared by POST /api/v1/nodes/{id}/tls/repin"}}},
         {"parent_id", nullable("string")},
         {"system_id", nullable("string")},
         {"last_inspected", {{"type", json::array({"string", "null"})}, {"format", "date-time"}}},

@@ -106,6 +106,9 @@ struct Services {
   // its viewers (null: 503).
   db::SerialConsoleStore* serial_consoles = nullptr;
   SerialConsoleHub* console_hub = nullptr;
+  // Boot images (ISOs) a BMC mounts as virtual media to reprovision a node; kept like firmware
+  // images, and downloaded through URLs the same signer signs (null: 503).
+  db::FirmwareImageStore* boot_images = nullptr;
 
   // Runs fn() on the blocking pool (see on_pool).
   template <class Fn>

@@ -49,6 +49,11 @@ int reprovision(const Args& a) {
   json body = json::object();
   if (auto image = a.get("image")) body["image"] = *image;
   if (auto mac = a.get("mac")) body["mac"] = *mac;
+  if (auto via = a.get("via")) {
+    if (*via != "pxe" && *via != "virtual-media")
+      throw UsageError("--via must be pxe or virtual-media, not \"" + *via + "\"");
+    body["via"] = *via;
+  }
   if (a.flag("admin-password-stdin")) {
     std::string line;
     if (!std::getline(std::cin, line)) throw UsageError("--admin-password-stdin: nothing on stdin");
@@ -157,8 +162,12 @@ int run_reprovision_command(std::span<const std::string> argv) {
   options.push_back(
       make_option("image", "IMAGE",
                   "The image to install: a cloud image id (default: the one it runs), or for an "
-                  "owned server the URL of an iPXE script or netboot directory (default: its "
-                  "last one)."));
+                  "owned server the URL of an iPXE script or netboot directory, or with --via "
+                  "virtual-media the id of a boot image (default: its last one)."));
+  options.push_back(make_option(
+      "via", "pxe|virtual-media",
+      "How an owned server boots its installer: over PXE (default), or from a boot image its "
+      "BMC mounts as a virtual CD (Redfish; docs/provisioning.md)."));
   options.push_back(make_option(
       "mac", "MAC", "An owned server's PXE NIC, when its inventory has no MAC (IPMI)."));
   options.push_back(make_option("admin-password-stdin", "",
@@ -167,7 +176,7 @@ int run_reprovision_command(std::span<const std::string> argv) {
   return run_action(
       argv, "ironhold reprovision", "NODE...",
       "Reprovision nodes (one task each): cloud instances are rebuilt by their provider, owned "
-      "servers boot their installer over PXE (docs/provisioning.md).",
+      "servers boot their installer over PXE or from virtual media (docs/provisioning.md).",
       std::move(options), &reprovision);
 }
 

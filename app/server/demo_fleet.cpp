@@ -22,6 +22,8 @@ constexpr const char* demo_password = "demo-password";
 
 // How long the demo's simulated installer takes: long enough to watch the node provisioning.
 constexpr std::chrono::milliseconds demo_install_time{15'000};
+// Redfish simulator groups up to this size serve SSH serial consoles (see start_fleet).
+constexpr unsigned demo_ssh_console_limit = 256;
 
 // "ams1", "fra2", then "site3", ... for fleets larger than the demo's own.
 std::string site_name(unsigned site) {
@@ -43,6 +45,9 @@ std::unique_ptr<sim::RedfishFleet> start_fleet(const fs::path& mockup, unsigned 
   options.listen = "127.0.0.1:0";  // free ports the first time; the state dir keeps them after
   options.password = demo_password;
   options.state_dir = state;
+  // An SSH console is one more listening socket per BMC, in this process beside the BMCs' HTTPS
+  // listeners and the service's connections to them: stress-sized demos go without.
+  options.ssh_consoles = count <= demo_ssh_console_limit;
   auto fleet = std::make_unique<sim::RedfishFleet>(options);
   fleet->start();
   return fleet;

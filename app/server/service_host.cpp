@@ -53,6 +53,7 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
       lifecycle_(std::make_unique<db::LifecycleStore>(*database_, box_, *nodes_)),
       provisioning_(std::make_unique<db::ProvisioningStore>(*database_)),
       firmware_images_(std::make_unique<db::FirmwareImageStore>(*database_)),
+      boot_images_(std::make_unique<db::FirmwareImageStore>(*database_, "boot")),
       rollouts_(std::make_unique<db::RolloutStore>(*database_, box_, *tasks_)),
       baselines_(std::make_unique<db::BaselineStore>(*database_)),
       sessions_(std::make_unique<db::SessionStore>(*database_)),
@@ -118,6 +119,7 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
                                                             baselines_.get(),
                                                             sessions_.get()});
   services_->sign_in_throttle = sign_in_throttle_.get();
+  services_->boot_images = boot_images_.get();
   services_->projects = projects_.get();
   alert_store_ = std::make_unique<db::AlertStore>(*database_, box_);
   services_->alerts = alert_store_.get();

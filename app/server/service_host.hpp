@@ -184,6 +184,7 @@ class ServiceHost {
   std::unique_ptr<db::LifecycleStore> lifecycle_;
   std::unique_ptr<db::ProvisioningStore> provisioning_;
   std::unique_ptr<db::FirmwareImageStore> firmware_images_;
+  std::unique_ptr<db::FirmwareImageStore> boot_images_;
   std::unique_ptr<db::RolloutStore> rollouts_;
   std::unique_ptr<db::BaselineStore> baselines_;
   std::unique_ptr<db::SessionStore> sessions_;

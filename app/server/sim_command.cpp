@@ -76,6 +76,14 @@ int run_redfish(std::span<const std::string> argv) {
            .default_value = "password",
            .value_name = "PASSWORD"},
           {.name = "http", .takes_value = false, .help = "plain HTTP instead of HTTPS"},
+          {.name = "no-ssh-console",
+           .takes_value = false,
+           .help = "no SSH serial consoles (by default each BMC serves one on a free port of its "
+                   "address, advertised in its Manager's SerialConsole.SSH)"},
+          {.name = "ssh-console-entry",
+           .help = "the BMC CLI command that starts the serial console (ConsoleEntryCommand, e.g. "
+                   "\"console com2\"); default: the console right after login",
+           .value_name = "COMMAND"},
           {.name = "reset-delay-ms",
            .help = "how long PoweringOn / PoweringOff last",
            .default_value = "1000",
@@ -115,6 +123,8 @@ int run_redfish(std::span<const std::string> argv) {
   options.username = args.value_or("user", "admin");
   options.password = args.value_or("password", "password");
   options.tls = !args.flag("http");
+  options.ssh_consoles = !args.flag("no-ssh-console");
+  options.ssh.entry_command = args.value_or("ssh-console-entry", "");
   options.reset_delay = std::chrono::milliseconds(
       parse_unsigned(args.value_or("reset-delay-ms", "1000"), "reset-delay-ms", 0, 3'600'000));
   if (const auto dir = args.get("state-dir"); dir && !dir->empty()) options.state_dir = *dir;

@@ -14,16 +14,16 @@ namespace ironhold::bmc::redfish {
 namespace asio = boost::asio;
 using nlohmann::json;
 
-namespace {
-
-ActionReport report(const RedfishConnection& connection, std::string detail,
-                    std::optional<DriverError> error = std::nullopt) {
+ActionReport action_report(const RedfishConnection& connection, std::string detail,
+                           std::optional<DriverError> error) {
   ActionReport out;
   out.detail = std::move(detail);
   out.error = std::move(error);
   out.tls_fingerprint = connection.fingerprint();
   return out;
 }
+
+namespace {
 
 // The allowed ResetType values: on the action itself, or in its @Redfish.ActionInfo.
 asio::awaitable<std::optional<std::vector<std::string>>> allowed_reset_types(
@@ -112,7 +112,8 @@ asio::awaitable<ActionReport> boot_through_settings(RedfishConnection& connectio
                                                     std::string detail, DriverError refused) {
   auto planned = settings_patch(std::move(patch), settings);
   if (auto* e = std::get_if<DriverError>(&planned))
-    co_return report(connection, "", DriverError{e->code, refused.message + "; " + e->message});
+    co_return action_report(connection, "",
+                            DriverError{e->code, refused.message + "; " + e->message});
   json body_json = std::get<json>(std::move(planned));
   std::string apply_time;
   if (const auto it = body_json.find("@Redfish.SettingsApplyTime"); it != body_json.end())
@@ -124,17 +125,17 @@ asio::awaitable<ActionReport> boot_through_settings(RedfishConnection& connectio
   CallResult result = co_await connection.exchange(std::move(method), std::move(path),
                                                    std::move(body), std::move(no_headers));
   if (auto* e = std::get_if<DriverError>(&result))
-    co_return report(connection, "",
-                     DriverError{e->code, refused.message + "; then " + e->message});
+    co_return action_report(connection, "",
+                            DriverError{e->code, refused.message + "; then " + e->message});
   const RedfishReply& reply = std::get<RedfishReply>(result);
   if (reply.status < 200 || reply.status >= 300) {
     DriverError second = error_from_status(reply.status, reply.body, "PATCH " + settings.path);
-    co_return report(connection, "",
-                     DriverError{second.code, refused.message + "; then " + second.message});
+    co_return action_report(connection, "",
+                            DriverError{second.code, refused.message + "; then " + second.message});
   }
   detail += " through the settings object " + settings.path;
   if (!apply_time.empty()) detail += " (ApplyTime " + apply_time + ")";
-  co_return report(connection, detail);
+  co_return action_report(connection, detail);
 }
 
 }  // namespace
@@ -143,38 +144,41 @@ asio::awaitable<ActionReport> power_action(RedfishConnection& connection, std::s
                                            PowerAction action, ActionOptions options) {
   std::string collection = "Systems";
   Found system = co_await find_member(connection, std::move(collection), std::move(system_id));
-  if (auto* e = std::get_if<DriverError>(&system)) co_return report(connection, "", std::move(*e));
+  if (auto* e = std::get_if<DriverError>(&system))
+    co_return action_report(connection, "", std::move(*e));
   const Resource& resource = std::get<Resource>(system);
   const ResetAction reset = find_reset_action(resource, "#ComputerSystem.Reset");
   const std::string& target = reset.target;
   if (target.empty())
-    co_return report(
+    co_return action_report(
         connection, "",
         DriverError{DriverErrorCode::unsupported, "the System has no ComputerSystem.Reset action"});
 
   const auto allowed = co_await allowed_reset_types(connection, reset.action);
   auto plan = plan_reset(action, allowed);
-  if (auto* e = std::get_if<DriverError>(&plan)) co_return report(connection, "", std::move(*e));
+  if (auto* e = std::get_if<DriverError>(&plan))
+    co_return action_report(connection, "", std::move(*e));
   const auto& steps = std::get<std::vector<std::string>>(plan);
   std::string detail;
   for (std::size_t i = 0; i < steps.size(); ++i) {
     if (i > 0) {
       // The off+on fallback of a cycle: On only once the System is really off.
       auto waited = co_await wait_for_off(connection, resource.path, options);
-      if (waited) co_return report(connection, detail, std::move(waited));
+      if (waited) co_return action_report(connection, detail, std::move(waited));
     }
     auto failed = co_await post_reset(connection, target, steps[i]);
-    if (failed) co_return report(connection, detail, std::move(failed));
+    if (failed) co_return action_report(connection, detail, std::move(failed));
     detail += (i == 0 ? "ResetType " : " then ") + steps[i];
   }
-  co_return report(connection, detail);
+  co_return action_report(connection, detail);
 }
 
 asio::awaitable<ActionReport> set_boot_override(RedfishConnection& connection,
                                                 std::string system_id, BootRequest boot) {
   std::string collection = "Systems";
   Found system = co_await find_member(connection, std::move(collection), std::move(system_id));
-  if (auto* e = std::get_if<DriverError>(&system)) co_return report(connection, "", std::move(*e));
+  if (auto* e = std::get_if<DriverError>(&system))
+    co_return action_report(connection, "", std::move(*e));
   Resource resource = std::get<Resource>(std::move(system));
   const std::string wanted = boot_target(boot.device);
   const json boot_doc = resource.doc.value("Boot", json::object());
@@ -182,7 +186,7 @@ asio::awaitable<ActionReport> set_boot_override(RedfishConnection& connection,
       allowed && std::find(allowed->begin(), allowed->end(), wanted) == allowed->end()) {
     std::string list;
     for (const auto& v : *allowed) list += (list.empty() ? "" : ", ") + v;
-    co_return report(
+    co_return action_report(
         connection, "",
         DriverError{DriverErrorCode::unsupported,
                     "boot target " + wanted + " not allowed by the BMC (allowed: " + list + ")"});
@@ -203,13 +207,13 @@ asio::awaitable<ActionReport> set_boot_override(RedfishConnection& connection,
     CallResult result = co_await connection.exchange(std::move(method), std::move(path),
                                                      std::move(body), std::move(headers));
     if (auto* e = std::get_if<DriverError>(&result))
-      co_return report(connection, "", std::move(*e));
+      co_return action_report(connection, "", std::move(*e));
     const RedfishReply& reply = std::get<RedfishReply>(result);
     if (reply.status == 412 && attempt == 1) {
       std::string again = resource.path;
       Found reread = co_await get_resource(connection, std::move(again));
       if (auto* e = std::get_if<DriverError>(&reread))
-        co_return report(connection, "", std::move(*e));
+        co_return action_report(connection, "", std::move(*e));
       resource = std::get<Resource>(std::move(reread));
       continue;
     }
@@ -218,12 +222,12 @@ asio::awaitable<ActionReport> set_boot_override(RedfishConnection& connection,
       DriverError refused = error_from_status(reply.status, reply.body, label);
       const auto settings = settings_target(resource.doc);
       if (!settings || (reply.status != 400 && reply.status != 403 && reply.status != 405))
-        co_return report(connection, "", std::move(refused));
+        co_return action_report(connection, "", std::move(refused));
       co_return co_await boot_through_settings(connection, *settings, patch, std::move(detail),
                                                std::move(refused));
     }
     if (resource.etag) detail += " (If-Match " + *resource.etag + ")";
-    co_return report(connection, detail);
+    co_return action_report(connection, detail);
   }
 }
 
@@ -231,11 +235,12 @@ asio::awaitable<ActionReport> set_identify(RedfishConnection& connection, std::s
                                            bool on) {
   std::string collection = "Systems";
   Found system = co_await find_member(connection, std::move(collection), std::move(system_id));
-  if (auto* e = std::get_if<DriverError>(&system)) co_return report(connection, "", std::move(*e));
+  if (auto* e = std::get_if<DriverError>(&system))
+    co_return action_report(connection, "", std::move(*e));
   const Resource& resource = std::get<Resource>(system);
   auto patch = identify_patch(resource.doc, on);
   if (!patch)
-    co_return report(
+    co_return action_report(
         connection, "",
         DriverError{DriverErrorCode::unsupported,
                     "the System has neither LocationIndicatorActive nor IndicatorLED"});
@@ -245,32 +250,34 @@ asio::awaitable<ActionReport> set_identify(RedfishConnection& connection, std::s
   http::HeaderList no_headers;
   CallResult result = co_await connection.call(std::move(method), std::move(path), std::move(patch),
                                                std::move(no_headers));
-  if (auto* e = std::get_if<DriverError>(&result)) co_return report(connection, "", std::move(*e));
-  co_return report(connection, detail);
+  if (auto* e = std::get_if<DriverError>(&result))
+    co_return action_report(connection, "", std::move(*e));
+  co_return action_report(connection, detail);
 }
 
 asio::awaitable<ActionReport> reset_manager(RedfishConnection& connection) {
   std::string collection = "Managers";
   std::string first;
   Found manager = co_await find_member(connection, std::move(collection), std::move(first));
-  if (auto* e = std::get_if<DriverError>(&manager)) co_return report(connection, "", std::move(*e));
+  if (auto* e = std::get_if<DriverError>(&manager))
+    co_return action_report(connection, "", std::move(*e));
   const ResetAction reset = find_reset_action(std::get<Resource>(manager), "#Manager.Reset");
   if (reset.target.empty())
-    co_return report(
+    co_return action_report(
         connection, "",
         DriverError{DriverErrorCode::unsupported, "the Manager has no Manager.Reset action"});
   const auto allowed = co_await allowed_reset_types(connection, reset.action);
   std::string type = "GracefulRestart";
   if (allowed && std::find(allowed->begin(), allowed->end(), type) == allowed->end()) {
     if (allowed->empty())
-      co_return report(
+      co_return action_report(
           connection, "",
           DriverError{DriverErrorCode::unsupported, "Manager.Reset allows no ResetType"});
     type = allowed->front();
   }
   auto failed = co_await post_reset(connection, reset.target, type);
-  if (failed) co_return report(connection, "", std::move(failed));
-  co_return report(connection, "Manager.Reset ResetType " + type);
+  if (failed) co_return action_report(connection, "", std::move(failed));
+  co_return action_report(connection, "Manager.Reset ResetType " + type);
 }
 
 }  // namespace ironhold::bmc::redfish

@@ -55,6 +55,10 @@ std::optional<nlohmann::json> identify_patch(const nlohmann::json& system, bool 
 std::optional<std::vector<std::string>> allowable_values(const nlohmann::json& action,
                                                          const std::string& parameter);
 
+// What an action reports: `detail` (or the error) and the certificate the connection saw.
+ActionReport action_report(const RedfishConnection& connection, std::string detail,
+                           std::optional<DriverError> error = std::nullopt);
+
 boost::asio::awaitable<ActionReport> power_action(RedfishConnection& connection,
                                                   std::string system_id, PowerAction action,
                                                   ActionOptions options);

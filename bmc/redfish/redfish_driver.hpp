@@ -64,6 +64,17 @@ class RedfishDriver final : public NodeDriver {
   boost::asio::awaitable<DriverOutcome> unsubscribe_events(const DriverTarget& target,
                                                            std::string path) override;
 
+  // The System's virtual CD (virtual_media.hpp).
+  boost::asio::awaitable<ActionReport> insert_virtual_media(const DriverTarget& target,
+                                                            std::string system_id,
+                                                            std::string image_url) override;
+  boost::asio::awaitable<ActionReport> eject_virtual_media(const DriverTarget& target,
+                                                           std::string system_id) override;
+  // The SSH serial console the System's Manager advertises (ssh_console.hpp).
+  boost::asio::awaitable<ConsoleOpenReport> open_console(const DriverTarget& target,
+                                                         std::string system_id,
+                                                         ConsoleEvents events) override;
+
   boost::asio::awaitable<void> shutdown() override;
 
   http::BmcHttpClient& client() { return client_; }
@@ -83,6 +94,9 @@ class RedfishDriver final : public NodeDriver {
   };
 
   CrawlOptions crawl_options(CrawlScope scope) const;
+  // An action through a connection of its own to the target (redfish_virtual_media.cpp).
+  template <class Act>
+  boost::asio::awaitable<ActionReport> with_connection(const DriverTarget& target, Act act);
   // Resolves the target and crawls it through a connection of its own.
   boost::asio::awaitable<NodeCrawl> crawl_node(const DriverTarget& target, CrawlOptions options);
   std::vector<std::string> known_systems(const std::string& node_id) const;

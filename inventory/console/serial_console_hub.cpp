@@ -76,7 +76,10 @@ struct SerialConsoleHub::Impl : std::enable_shared_from_this<SerialConsoleHub::I
   asio::awaitable<std::shared_ptr<SerialConsoleHub::Attachment>> attach(db::SerialConsoleTarget t,
                                                                         ConsoleViewer viewer);
   asio::awaitable<void> open_line(std::shared_ptr<Line> line, db::SerialConsoleTarget t,
-                                  NodeDriver& driver);
+                                  NodeDriver& driver, std::string principal);
+  // The BMC's SSH host key, pinned at its first console like its TLS certificate.
+  void pin_on_first_use(const db::SerialConsoleTarget& t, const std::string& host_key,
+                        const std::string& principal);
   void on_output(const std::shared_ptr<Line>& line, std::string bytes);
   void on_ended(const std::shared_ptr<Line>& line, const std::string& why);
   void flush(Line& line);
@@ -117,7 +120,7 @@ void in_background(asio::thread_pool& pool, const char* what, Fn fn) {
 
 asio::awaitable<void> SerialConsoleHub::Impl::open_line(std::shared_ptr<Line> line,
                                                         db::SerialConsoleTarget t,
-                                                        NodeDriver& driver) {
+                                                        NodeDriver& driver, std::string principal) {
   std::weak_ptr<Line> weak = line;
   auto self = shared_from_this();
   ConsoleEvents events;
@@ -146,8 +149,29 @@ asio::awaitable<void> SerialConsoleHub::Impl::open_line(std::shared_ptr<Line> li
     line->console = std::move(report.console);
     line->protocol = report.protocol;
     ++open_count;
+    if (report.ssh_host_key && !t.target.pinned_ssh_host_key)
+      pin_on_first_use(t, *report.ssh_host_key, principal);
   }
   line->opened.cancel();
+}
+
+void SerialConsoleHub::Impl::pin_on_first_use(const db::SerialConsoleTarget& t,
+                                              const std::string& host_key,
+                                              const std::string& principal) {
+  db::AuditEntry e;
+  e.actor = principal;
+  e.action = "serial_console.ssh_host_key_pinned";
+  e.target_type = "node";
+  e.target_id = t.target.node_id;
+  e.target_name = t.target.node_name;
+  e.outcome = "ok";
+  e.project = t.project;
+  e.details = {{"ssh_host_key", host_key}};
+  in_background(pool, "cannot pin a BMC's SSH host key",
+                [&s = store, &a = audit, bmc = t.target.node_id, host_key, e = std::move(e)] {
+                  // A pin another console made first stays, and this one is not audited.
+                  if (s.pin_ssh_host_key(bmc, host_key)) a.record(e);
+                });
 }
 
 asio::awaitable<std::shared_ptr<SerialConsoleHub::Attachment>> SerialConsoleHub::Impl::attach(
@@ -170,7 +194,7 @@ asio::awaitable<std::shared_ptr<SerialConsoleHub::Attachment>> SerialConsoleHub:
     line->node_name = t.node_name;
     line->project = t.project;
     lines.emplace(t.node_id, line);
-    asio::co_spawn(strand, open_line(line, t, *driver->second), asio::detached);
+    asio::co_spawn(strand, open_line(line, t, *driver->second, viewer.principal), asio::detached);
   }
   while (line->opening) {
     boost::system::error_code ec;

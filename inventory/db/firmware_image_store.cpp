@@ -26,20 +26,20 @@ FirmwareImage image_from_row(const pqxx::row& r) {
   return image;
 }
 
-Error no_image(const std::string& id) {
-  return not_found("no firmware image \"" + id + "\"");
-}
-
 }  // namespace
+
+Error FirmwareImageStore::no_image(const std::string& id) const {
+  return not_found("no " + kind_ + " image \"" + id + "\"");
+}
 
 std::string FirmwareImageStore::begin(const FirmwareImageSpec& spec,
                                       const std::string& uploaded_by) {
   return transact(db_, [&](pqxx::work& tx) {
     return tx
         .exec_params1(
-            "INSERT INTO firmware_images (name, version, component, model, uploaded_by) "
-            "VALUES ($1, $2, $3, $4, $5) RETURNING id",
-            spec.name, spec.version, spec.component, nullable(spec.model), uploaded_by)[0]
+            "INSERT INTO firmware_images (name, version, component, model, uploaded_by, kind) "
+            "VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+            spec.name, spec.version, spec.component, nullable(spec.model), uploaded_by, kind_)[0]
         .as<std::string>();
   });
 }
@@ -83,9 +83,10 @@ std::vector<FirmwareImage> FirmwareImageStore::list() {
   return transact(db_, [&](pqxx::work& tx) {
     std::vector<FirmwareImage> out;
     for (const auto& r :
-         tx.exec(util::concat("SELECT ", kImageColumns,
-                              " FROM firmware_images WHERE state = 'ready' ORDER BY created_at "
-                              "DESC, id DESC")))
+         tx.exec_params(util::concat("SELECT ", kImageColumns,
+                                     " FROM firmware_images WHERE state = 'ready' AND kind = $1 "
+                                     "ORDER BY created_at DESC, id DESC"),
+                        kind_))
       out.push_back(image_from_row(r));
     return out;
   });
@@ -94,10 +95,11 @@ std::vector<FirmwareImage> FirmwareImageStore::list() {
 FirmwareImage FirmwareImageStore::get(const std::string& id) {
   if (!is_uuid(id)) throw no_image(id);
   return transact(db_, [&](pqxx::work& tx) {
-    const auto rows = tx.exec_params(
-        util::concat("SELECT ", kImageColumns,
-                     " FROM firmware_images WHERE id = $1::uuid AND state = 'ready'"),
-        id);
+    const auto rows =
+        tx.exec_params(util::concat("SELECT ", kImageColumns,
+                                    " FROM firmware_images WHERE id = $1::uuid AND state = 'ready' "
+                                    "AND kind = $2"),
+                       id, kind_);
     if (rows.empty()) throw no_image(id);
     return image_from_row(rows[0]);
   });
@@ -115,9 +117,10 @@ FirmwareImage FirmwareImageStore::remove(const std::string& id) {
       throw conflict("firmware image " + id + " is being rolled out (rollout " +
                      using_it[0][0].as<std::string>() + "); abort or finish the rollout first");
     const auto rows = tx.exec_params(util::concat("DELETE FROM firmware_images WHERE id = "
-                                                  "$1::uuid AND state = 'ready' RETURNING ",
+                                                  "$1::uuid AND state = 'ready' AND kind = $2 "
+                                                  "RETURNING ",
                                                   kImageColumns),
-                                     id);
+                                     id, kind_);
     if (rows.empty()) throw no_image(id);
     return image_from_row(rows[0]);
   });

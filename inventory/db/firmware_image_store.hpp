@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "inventory/db/database.hpp"
+#include "inventory/error.hpp"
 #include "inventory/model/firmware_image.hpp"
 
 namespace ironhold::db {
@@ -19,7 +20,11 @@ class FirmwareImageStore {
   // download reads at a time.
   static constexpr std::size_t kChunkSize = 1 << 20;
 
-  explicit FirmwareImageStore(Database& db) : db_(db) {}
+  // `kind` "firmware" (BMC, BIOS, GPU images) or "boot" (ISOs for virtual media): each store
+  // sees only images of its kind.
+  explicit FirmwareImageStore(Database& db, std::string kind = "firmware")
+      : db_(db), kind_(std::move(kind)) {}
+  const std::string& kind() const { return kind_; }
 
   // A new image in state `uploading`; returns its id.
   std::string begin(const FirmwareImageSpec& spec, const std::string& uploaded_by);
@@ -39,7 +44,10 @@ class FirmwareImageStore {
   std::string read_chunk(const std::string& id, int seq);
 
  private:
+  Error no_image(const std::string& id) const;
+
   Database& db_;
+  std::string kind_;
 };
 
 }  // namespace ironhold::db

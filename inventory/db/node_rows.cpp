@@ -103,6 +103,7 @@ Node node_from_row(const pqxx::row& r) {
   n.cloud_account_id = optional_text(r[34]);
   n.project = r[35].as<std::string>();
   if (!r[36].is_null()) n.gpus_expected = r[36].as<int>();
+  n.ssh_host_key = optional_text(r[37]);
   return n;
 }
 
@@ -210,6 +211,7 @@ void append_row_json(std::string& out, const pqxx::row& r) {
   timestamp("retired_at", 26);
   text("serial", 12);
   word("source", to_string(enum_or(r[2], Source::bmc)));
+  text("ssh_host_key", 37);
   text("system_id", 32);
   json_column("tags", 9);
   text("tls_fingerprint", 30);

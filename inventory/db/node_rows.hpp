@@ -7,7 +7,7 @@
 
 namespace ironhold::db {
 
-// Columns 0..36 of a node row; callers may select more after these. The timestamps come as UTC
+// Columns 0..37 of a node row; callers may select more after these. The timestamps come as UTC
 // timestamps without a zone, which PostgreSQL writes several times faster than rfc3339() formats
 // them (a list of 1,000 nodes spent 2 of its 11 ms there); node_rows.cpp puts them in RFC 3339.
 inline constexpr const char* node_columns =
@@ -19,8 +19,8 @@ inline constexpr const char* node_columns =
     "n.updated_at AT TIME ZONE 'UTC', n.retired_at AT TIME ZONE 'UTC', n.hardware::text, "
     "n.identity::text, n.last_error_message, n.tls_fingerprint, n.parent_id, n.system_id, "
     "n.last_inspected AT TIME ZONE 'UTC', n.cloud_account_id, n.project, "
-    "n.gpus_expected";
-inline constexpr int node_column_count = 37;
+    "n.gpus_expected, n.ssh_host_key";
+inline constexpr int node_column_count = 38;
 
 Node node_from_row(const pqxx::row& row);
 

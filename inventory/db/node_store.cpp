@@ -371,8 +371,10 @@ Node NodeStore::update(std::string_view id_or_name, const json& patch) {
     }
     const std::string endpoint = spec.endpoint.to_string();
     if (endpoint != current.endpoint.value_or("")) {
-      // Another BMC: its certificate is pinned afresh at the first contact.
-      tx.exec_params("UPDATE nodes SET tls_fingerprint = NULL WHERE id = $1::uuid", current.id);
+      // Another BMC: its certificate and SSH host key are pinned afresh at the first contact.
+      tx.exec_params(
+          "UPDATE nodes SET tls_fingerprint = NULL, ssh_host_key = NULL WHERE id = $1::uuid",
+          current.id);
     }
     if (credentials_changed || endpoint != current.endpoint.value_or("") ||
         spec.options != current.options) {

@@ -271,8 +271,17 @@ void PollStore::request_inspection(const std::string& node_id) {
   });
 }
 
-void PollStore::clear_tls_pin(const std::string& node_id) {
-  transact(db_, [&](pqxx::work& tx) {
+std::optional<std::string> PollStore::clear_pins(const std::string& node_id, bool tls) {
+  return transact(db_, [&](pqxx::work& tx) -> std::optional<std::string> {
+    const auto previous = tx.exec_params(
+        "SELECT ssh_host_key FROM nodes WHERE id = $1::uuid AND ssh_host_key IS NOT NULL", node_id);
+    tx.exec_params(
+        "UPDATE nodes SET ssh_host_key = NULL WHERE id = $1::uuid OR parent_id = $1::uuid",
+        node_id);
+    if (!tls) {
+      if (previous.empty()) return std::nullopt;
+      return previous[0][0].as<std::string>();
+    }
     tx.exec_params(
         "UPDATE nodes SET tls_fingerprint = NULL, "
         "       last_error = CASE WHEN last_error = 'tls_pin_mismatch' THEN NULL ELSE last_error "
@@ -284,6 +293,8 @@ void PollStore::clear_tls_pin(const std::string& node_id) {
     tx.exec_params(
         "UPDATE poll_schedule SET next_due = now(), failures = 0 WHERE node_id = $1::uuid",
         node_id);
+    if (previous.empty()) return std::nullopt;
+    return previous[0][0].as<std::string>();
   });
 }
 

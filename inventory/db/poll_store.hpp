@@ -83,9 +83,10 @@ class PollStore {
   // for a node without a schedule (retired, a cloud node, a System polled through its parent).
   void request_inspection(const std::string& node_id);
 
-  // Forgets the pinned certificate so the next contact pins afresh, clears a pin mismatch and
-  // makes the node's polls due now.
-  void clear_tls_pin(const std::string& node_id);
+  // Forgets the pinned certificate (with `tls`) and the SSH console's host key so the next
+  // contact pins afresh, clears a pin mismatch and makes the node's polls due now. Returns the
+  // SSH host key that was pinned, if any.
+  std::optional<std::string> clear_pins(const std::string& node_id, bool tls);
 
   std::vector<ScheduleEntry> schedule(const std::string& node_id);
 

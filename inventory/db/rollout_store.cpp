@@ -56,7 +56,7 @@ RolloutStore::Created RolloutStore::create(const RolloutSpec& spec, const std::s
     }
     const auto image = tx.exec_params(
         "SELECT name, component, version, model FROM firmware_images "
-        " WHERE id = $1::uuid AND state = 'ready'",
+        " WHERE id = $1::uuid AND state = 'ready' AND kind = 'firmware'",
         spec.image);
     if (image.empty())
       throw unprocessable(

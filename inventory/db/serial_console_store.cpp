@@ -15,7 +15,8 @@ std::optional<SerialConsoleTarget> SerialConsoleStore::target(const std::string&
     const auto rows = tx.exec_params(
         "SELECT n.id::text, n.name, n.project, n.source, n.driver, n.retired_at IS NOT NULL, "
         "       n.system_id, b.id::text, b.name, b.endpoint, b.options::text, b.tls_fingerprint, "
-        "       (SELECT encode(c.sealed, 'hex') FROM node_credentials c WHERE c.node_id = b.id) "
+        "       (SELECT encode(c.sealed, 'hex') FROM node_credentials c WHERE c.node_id = b.id), "
+        "       b.ssh_host_key "
         "  FROM nodes n JOIN nodes b ON b.id = coalesce(n.parent_id, n.id) WHERE n.id = $1::uuid",
         node_id);
     if (rows.empty()) return std::nullopt;
@@ -31,7 +32,18 @@ std::optional<SerialConsoleTarget> SerialConsoleStore::target(const std::string&
     t.target.node_id = r[7].as<std::string>();
     t.target.node_name = r[8].as<std::string>();
     read_bmc_columns(t.target, r, 9, box_);
+    if (!r[13].is_null()) t.target.pinned_ssh_host_key = r[13].as<std::string>();
     return t;
+  });
+}
+
+bool SerialConsoleStore::pin_ssh_host_key(const std::string& bmc_node_id,
+                                          const std::string& host_key) {
+  return transact(db_, [&](pqxx::work& tx) {
+    return tx.exec_params(
+                 "UPDATE nodes SET ssh_host_key = $2 WHERE id = $1::uuid AND ssh_host_key IS NULL",
+                 bmc_node_id, host_key)
+               .affected_rows() == 1;
   });
 }
 

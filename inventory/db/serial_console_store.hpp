@@ -48,6 +48,10 @@ class SerialConsoleStore {
   // Nothing when there is no such node.
   std::optional<SerialConsoleTarget> target(const std::string& node_id);
 
+  // Pins the BMC's SSH host key at its first console (`bmc_node_id`: the node that has the BMC,
+  // a shared BMC's parent); false when one was pinned already (that one stays).
+  bool pin_ssh_host_key(const std::string& bmc_node_id, const std::string& host_key);
+
   long long open_session(const std::string& node_id, const std::string& project,
                          const std::string& principal, bool writer, const std::string& protocol);
   // Once; a session closed before keeps its first end.

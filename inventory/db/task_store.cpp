@@ -98,28 +98,60 @@ void check_action_fits(const NewTask& task, const TargetNode& node) {
 }
 
 // The parameters an owned server's reprovision runs with: its image is the one asked for, else
-// the one its last reprovision used, and must be a URL iPXE can boot.
+// the one its last reprovision the same way used. Over PXE it must be a URL iPXE can boot; over
+// virtual media, a boot image this service keeps (the task gets its name, size and SHA-256), and
+// the node's BMC must speak Redfish.
 TaskParameters owned_reprovision_parameters(pqxx::work& tx, const NewTask& task,
                                             const TargetNode& node,
                                             const std::optional<std::string>& refused) {
-  if (refused) throw unprocessable("cannot reprovision node \"" + node.name + "\": " + *refused);
   TaskParameters out = task.parameters;
   json& p = out.parameters;
+  const std::string via = p.value("via", std::string("pxe"));
+  p["via"] = via;
+  const bool media = via == "virtual-media";
+  if (media && node.driver != "redfish")
+    throw unprocessable("node \"" + node.name + "\" has a" +
+                            (node.driver == "ipmi" ? "n IPMI" : " " + node.driver) +
+                            " BMC: virtual media needs Redfish (VirtualMedia.InsertMedia); "
+                            "reprovision it over PXE",
+                        "via");
+  if (refused) throw unprocessable("cannot reprovision node \"" + node.name + "\": " + *refused);
   if (!p.contains("image")) {
     const auto rows = tx.exec_params(
         "SELECT parameters ->> 'image' FROM tasks "
         " WHERE node_id = $1::uuid AND kind = 'reprovision' AND parameters ? 'image' "
+        "   AND coalesce(parameters ->> 'via', 'pxe') = $2 "
         " ORDER BY created_at DESC LIMIT 1",
-        node.id);
+        node.id, via);
     if (rows.empty())
-      throw unprocessable("node \"" + node.name +
-                              "\" has never been reprovisioned by Ironhold: name its image (the "
-                              "URL of an installer iPXE script or netboot directory)",
+      throw unprocessable("node \"" + node.name + "\" has never been reprovisioned over " + via +
+                              " by Ironhold: name its image (" +
+                              (media ? std::string("the id of a boot image")
+                                     : std::string("the URL of an installer iPXE script or "
+                                                   "netboot directory")) +
+                              ")",
                           "image");
     p["image"] = rows[0][0].as<std::string>();
   }
-  if (const auto problem = pxe_image_problem(p["image"].get<std::string>()))
+  if (media) {
+    const std::string image = p["image"].get<std::string>();
+    const auto rows = is_uuid(image)
+                          ? tx.exec_params(
+                                "SELECT name, sha256, size FROM firmware_images "
+                                " WHERE id = $1::uuid AND state = 'ready' AND kind = 'boot'",
+                                image)
+                          : pqxx::result();
+    if (rows.empty())
+      throw unprocessable("there is no boot image \"" + image +
+                              "\" (GET /api/v1/boot-images lists them; upload an ISO with POST "
+                              "/api/v1/boot-images)",
+                          "image");
+    p["image_name"] = rows[0][0].as<std::string>();
+    p["sha256"] = rows[0][1].as<std::string>();
+    p["size"] = rows[0][2].as<long long>();
+  } else if (const auto problem = pxe_image_problem(p["image"].get<std::string>())) {
     throw unprocessable("cannot reprovision node \"" + node.name + "\": " + *problem, "image");
+  }
   if (!out.secrets.empty())
     throw unprocessable("node \"" + node.name +
                             "\" is an owned server: its installer sets its passwords, "
@@ -136,7 +168,7 @@ TaskParameters firmware_parameters(pqxx::work& tx, const NewTask& task, const Ta
   json& p = out.parameters;
   const auto rows = tx.exec_params(
       "SELECT name, version, component, model, sha256, size FROM firmware_images "
-      " WHERE id = $1::uuid AND state = 'ready'",
+      " WHERE id = $1::uuid AND state = 'ready' AND kind = 'firmware'",
       p.value("image", std::string()));
   if (rows.empty())
     throw unprocessable("there is no firmware image " + p.value("image", std::string()) +
@@ -163,6 +195,12 @@ NewTask task_for_node(pqxx::work& tx, const NewTask& request, const TargetNode& 
   NewTask task = request;
   if (request.kind == TaskKind::reprovision && node.source != Source::cloud)
     task.parameters = owned_reprovision_parameters(tx, request, node, refused.reprovisioning);
+  if (request.kind == TaskKind::reprovision && node.source == Source::cloud &&
+      request.parameters.parameters.contains("via"))
+    throw unprocessable("node \"" + node.name +
+                            "\" is a cloud instance: its provider rebuilds it, \"via\" is for "
+                            "owned servers",
+                        "via");
   if (request.kind == TaskKind::firmware) task.parameters = firmware_parameters(tx, request, node);
   return task;
 }

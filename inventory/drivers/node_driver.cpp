@@ -82,6 +82,21 @@ boost::asio::awaitable<FirmwareUpdateReport> NodeDriver::find_firmware_update(co
   co_return no_firmware_updates();
 }
 
+boost::asio::awaitable<ActionReport> NodeDriver::insert_virtual_media(const DriverTarget&,
+                                                                      std::string, std::string) {
+  ActionReport report;
+  report.error = DriverError{DriverErrorCode::unsupported,
+                             "this driver has no virtual media: reprovision the node over PXE"};
+  co_return report;
+}
+
+boost::asio::awaitable<ActionReport> NodeDriver::eject_virtual_media(const DriverTarget&,
+                                                                     std::string) {
+  ActionReport report;
+  report.error = DriverError{DriverErrorCode::unsupported, "this driver has no virtual media"};
+  co_return report;
+}
+
 boost::asio::awaitable<ConsoleOpenReport> NodeDriver::open_console(const DriverTarget&, std::string,
                                                                    ConsoleEvents) {
   ConsoleOpenReport report;

@@ -56,7 +56,9 @@ struct DriverTarget {
   nlohmann::json options = nlohmann::json::object();  // validated bmc options (tls, ca_bundle, ...)
   std::optional<Credentials> credentials;
   std::optional<std::string> pinned_fingerprint;  // absent before the first contact
-  std::optional<std::string> kg;                  // IPMI BMC key K_G (hex), a write-only secret
+  // The BMC's SSH host key ("SHA256:...") pinned by its first SSH serial console.
+  std::optional<std::string> pinned_ssh_host_key;
+  std::optional<std::string> kg;  // IPMI BMC key K_G (hex), a write-only secret
   // Polls only: how many polls of this kind failed in a row before this one. A driver retries
   // less within a poll of a BMC that is already failing: the next poll is the retry, and the
   // healthy rest of the fleet should not wait behind reconnections to broken BMCs.
@@ -220,6 +222,9 @@ class NodeConsole {
 struct ConsoleOpenReport : DriverOutcome {
   std::shared_ptr<NodeConsole> console;
   std::string protocol;  // "ipmi-sol", "ssh"
+  // An SSH console: the host key the BMC presented ("SHA256:..."), for the caller to pin on
+  // first use (DriverTarget::pinned_ssh_host_key).
+  std::optional<std::string> ssh_host_key;
 };
 
 class NodeDriver {
@@ -266,6 +271,17 @@ class NodeDriver {
   // Removes it; one the BMC no longer has counts as removed.
   virtual boost::asio::awaitable<DriverOutcome> unsubscribe_events(const DriverTarget& target,
                                                                    std::string path);
+
+  // Mounts the ISO at `image_url` (http or https, which the BMC downloads) as the System's virtual
+  // CD, and checks that it shows mounted; an image mounted already is left. A driver or BMC
+  // without virtual media answers `unsupported`. `detail` never shows the URL's query (it may be
+  // a signature).
+  virtual boost::asio::awaitable<ActionReport> insert_virtual_media(const DriverTarget& target,
+                                                                    std::string system_id,
+                                                                    std::string image_url);
+  // Ejects whatever the virtual CD holds; nothing mounted is success.
+  virtual boost::asio::awaitable<ActionReport> eject_virtual_media(const DriverTarget& target,
+                                                                   std::string system_id);
 
   // The host's serial console (node_console.hpp); a driver or BMC without one answers
   // `unsupported`. The caller keeps the console and closes it.

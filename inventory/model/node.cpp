@@ -52,6 +52,7 @@ nlohmann::json to_json(const Node& n) {
       {"hardware", hardware_json(n.hardware)},
       {"identity", n.identity},
       {"tls_fingerprint", optional_json(n.tls_fingerprint)},
+      {"ssh_host_key", optional_json(n.ssh_host_key)},
       {"parent_id", optional_json(n.parent_id)},
       {"system_id", optional_json(n.system_id)},
       {"last_inspected", optional_json(n.last_inspected)},
@@ -147,6 +148,7 @@ void append_json(std::string& out, const Node& n) {
   text("retired_at", n.retired_at);
   text("serial", n.serial);
   word("source", to_string(n.source));
+  text("ssh_host_key", n.ssh_host_key);
   text("system_id", n.system_id);
   field("tags");
   append_value(out, n.tags);

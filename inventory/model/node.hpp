@@ -48,6 +48,8 @@ struct Node {
   nlohmann::json identity = nlohmann::json::object();
   std::optional<std::string> last_error_message, tls_fingerprint, parent_id, system_id,
       last_inspected;
+  // The BMC's SSH host key ("SHA256:..."), pinned by its first SSH serial console.
+  std::optional<std::string> ssh_host_key;
   // For source=cloud: the cloud account that holds the instance (provider_id is its instance id).
   std::optional<std::string> cloud_account_id;
   // RFC 3339 UTC, as the database formats them.

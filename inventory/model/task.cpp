@@ -200,8 +200,15 @@ TaskParameters parse_task_parameters(TaskKind kind, const json& raw) {
       p["on"] = required_bool(body, "on");
       break;
     case TaskKind::reprovision:
-      reject_unknown_keys(body, {"image", "admin_password", "mac", "timeout_s"}, "",
+      reject_unknown_keys(body, {"image", "admin_password", "mac", "timeout_s", "via"}, "",
                           ErrorKind::invalid);
+      // How an owned server boots its installer: over PXE (the site's DHCP points it at us), or
+      // from a boot image its BMC mounts as a virtual CD.
+      if (auto via = optional_string(body, "via", "via", 32)) {
+        if (*via != "pxe" && *via != "virtual-media")
+          throw unprocessable("\"via\" must be pxe or virtual-media, not \"" + *via + "\"", "via");
+        p["via"] = *via;
+      }
       if (auto image = optional_string(body, "image", "image", 512)) {
         if (image->empty()) throw unprocessable("\"image\" must not be empty", "image");
         p["image"] = *image;

@@ -38,6 +38,9 @@ class ActionTarget {
   // Reprovision in place: a cloud instance's rebuild / root-volume replacement, followed by the
   // driver until the provider has taken it.
   virtual boost::asio::awaitable<ActionReport> rebuild(RebuildRequest request) = 0;
+  // An owned server's virtual CD (NodeDriver::insert_virtual_media); a cloud instance has none.
+  virtual boost::asio::awaitable<ActionReport> insert_virtual_media(std::string image_url) = 0;
+  virtual boost::asio::awaitable<ActionReport> eject_virtual_media() = 0;
   virtual boost::asio::awaitable<TargetReading> read() = 0;
   // Reads the full inventory now and records it (an owned server: like the poller's daily
   // inspection; a cloud instance: its provider's description, then its account's sync).

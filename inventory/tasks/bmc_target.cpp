@@ -18,10 +18,19 @@ asio::awaitable<ActionReport> BmcTarget::identify(bool on) {
   return driver_.identify(target_, system_id_, on);
 }
 
+asio::awaitable<ActionReport> BmcTarget::insert_virtual_media(std::string image_url) {
+  return driver_.insert_virtual_media(target_, system_id_, std::move(image_url));
+}
+
+asio::awaitable<ActionReport> BmcTarget::eject_virtual_media() {
+  return driver_.eject_virtual_media(target_, system_id_);
+}
+
 asio::awaitable<ActionReport> BmcTarget::rebuild(RebuildRequest) {
   ActionReport report;
-  report.error = DriverError{DriverErrorCode::unsupported,
-                             "an owned server is reprovisioned over PXE, not rebuilt in place"};
+  report.error = DriverError{
+      DriverErrorCode::unsupported,
+      "an owned server is reprovisioned over PXE or virtual media, not rebuilt in place"};
   co_return report;
 }
 

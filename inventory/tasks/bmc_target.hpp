@@ -27,6 +27,8 @@ class BmcTarget final : public ActionTarget {
   boost::asio::awaitable<ActionReport> set_boot(BootRequest boot) override;
   boost::asio::awaitable<ActionReport> identify(bool on) override;
   boost::asio::awaitable<ActionReport> rebuild(RebuildRequest request) override;
+  boost::asio::awaitable<ActionReport> insert_virtual_media(std::string image_url) override;
+  boost::asio::awaitable<ActionReport> eject_virtual_media() override;
   boost::asio::awaitable<TargetReading> read() override;
   boost::asio::awaitable<TargetInspection> inspect() override;
   boost::asio::awaitable<FirmwareUpdateReport> start_firmware_update(

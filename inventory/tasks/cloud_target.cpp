@@ -26,6 +26,18 @@ asio::awaitable<ActionReport> CloudTarget::identify(bool) {
   co_return unsupported("identify LED");
 }
 
+asio::awaitable<ActionReport> CloudTarget::insert_virtual_media(std::string) {
+  ActionReport report;
+  report.error = DriverError{DriverErrorCode::unsupported, "a cloud instance has no virtual media"};
+  co_return report;
+}
+
+asio::awaitable<ActionReport> CloudTarget::eject_virtual_media() {
+  ActionReport report;
+  report.error = DriverError{DriverErrorCode::unsupported, "a cloud instance has no virtual media"};
+  co_return report;
+}
+
 asio::awaitable<ActionReport> CloudTarget::rebuild(RebuildRequest request) {
   return cloud_.rebuild(node_id_, std::move(request));
 }

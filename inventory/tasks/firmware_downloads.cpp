@@ -6,10 +6,18 @@ std::string firmware_content_path(const std::string& image_id) {
   return "/api/v1/firmware/images/" + image_id + "/content";
 }
 
+std::string boot_image_content_path(const std::string& image_id) {
+  return "/api/v1/boot-images/" + image_id + "/content";
+}
+
 std::string FirmwareDownloads::url(const std::string& image_id,
                                    std::chrono::system_clock::time_point expires) const {
+  return url_of(firmware_content_path(image_id), expires);
+}
+
+std::string FirmwareDownloads::url_of(const std::string& path,
+                                      std::chrono::system_clock::time_point expires) const {
   if (base_url.empty() || signer == nullptr) return {};
-  const std::string path = firmware_content_path(image_id);
   return base_url + path + signer->query_for(path, expires);
 }
 

@@ -1,17 +1,23 @@
-// The reprovision task of an owned server, over PXE: open a provisioning session (which the
-// node's installer finds by MAC address), set a one-time network boot, restart the node, and wait
-// for the installer's call-back until the session expires. DHCP and TFTP stay with the site: they
-// point the node's PXE ROM at Ironhold's iPXE script (docs/provisioning.md).
+// The reprovision task of an owned server: open a provisioning session (which the node's
+// installer finds by MAC address), set a one-time boot, restart the node, and wait for the
+// installer's call-back until the session expires. Over PXE, DHCP and TFTP stay with the site:
+// they point the node's PXE ROM at Ironhold's iPXE script (docs/provisioning.md). Over virtual
+// media ("via": "virtual-media"), the BMC first mounts a boot image this service keeps, from a
+// signed URL that lives as long as the session, the boot is one-time from CD, and the image is
+// ejected once the task has ended (not when it is handed to another instance, which goes on with
+// it mounted).
 //
 // Exactly once: the boot override is harmless to send twice. The restart is recorded as
 // "sending" first; a resumed task that finds it so asks the session whether the installer has
 // fetched its script since, and only restarts again when there is no sign the first restart
 // happened (restarting a node that is being reinstalled loses nothing).
+#include <algorithm>
 #include <variant>
 
 #include "inventory/error.hpp"
 #include "inventory/tasks/steps.hpp"
 #include "inventory/util/on_pool.hpp"
+#include "inventory/util/time.hpp"
 
 namespace ironhold::tasks {
 
@@ -94,12 +100,14 @@ asio::awaitable<std::optional<TaskOutcome>> stop_here(TaskRun& run, PxeSessions 
   co_return out;
 }
 
-}  // namespace
-
-asio::awaitable<std::optional<TaskOutcome>> run_pxe_reprovision_task(TaskRun& run,
-                                                                     ActionTarget& target,
-                                                                     PxeSessions pxe) {
+// What the task does up to its outcome, before the virtual media (if any) is ejected.
+asio::awaitable<std::optional<TaskOutcome>> run_steps(TaskRun& run, ActionTarget& target,
+                                                      PxeSessions pxe) {
   const json& p = run.parameters();
+  const bool media = p.value("via", std::string("pxe")) == "virtual-media";
+  // What the installer fetches from this service with its MAC: the iPXE script, or (booted from
+  // the CD) its settings.
+  const std::string fetch = media ? "its settings" : "its iPXE script";
   const int timeout_s = p.value("timeout_s", 3600);
   const std::string image = p.value("image", std::string());
   std::optional<std::string> mac;
@@ -116,14 +124,58 @@ asio::awaitable<std::optional<TaskOutcome>> run_pxe_reprovision_task(TaskRun& ru
     co_return failed(run, "could not prepare the reprovisioning: " + *why);
   }
   const db::ProvisioningSession& session = std::get<db::ProvisioningSession>(opened);
+  const std::string image_name = p.value("image_name", image);
   if (!run.done(prepare)) {
     run.end(prepare, StepState::succeeded,
-            "the installer of " + image + " is awaited on MAC " + joined(session.macs) + " until " +
-                session.expires_at);
+            "the installer of " + image_name + " is awaited on MAC " + joined(session.macs) +
+                " until " + session.expires_at);
     if (!co_await run.save()) co_return std::nullopt;
   }
 
-  // 2. One-time network boot (sending it twice is harmless).
+  // 1b. The boot image mounted as the virtual CD, from a URL valid a little longer than the
+  // session (the installer may read the CD until it is done); every instance computes the same.
+  if (media) {
+    const std::size_t mount = run.step("media");
+    const auto until = parse_rfc3339(session.expires_at);
+    std::string url;
+    if (pxe.downloads && until)
+      url =
+          pxe.downloads->url_of(boot_image_content_path(image), *until + std::chrono::minutes(15));
+    if (url.empty()) {
+      run.end(mount, StepState::failed, "no URL to mount");
+      auto giving_up =
+          give_up(run, pxe,
+                  "this server has no --advertise-url: the BMC could not download the boot image");
+      co_return co_await std::move(giving_up);
+    }
+    if (!run.done(mount)) {
+      if (run.interrupted()) {
+        auto stopping = stop_here(run, pxe, "");
+        co_return co_await std::move(stopping);
+      }
+      if (run.at(mount).state == StepState::sending)
+        run.at(mount).in_doubt =
+            "this instance resumed the task while the boot image was being mounted; mounting the "
+            "same image again is harmless (a BMC that has it says so), so it was sent again";
+      run.begin(mount, StepState::sending,
+                "mounting boot image " + image_name + " as the virtual CD");
+      if (!co_await run.save()) co_return std::nullopt;
+      auto mounting = target.insert_virtual_media(url);  // not inside the co_await (GCC 12)
+      const ActionReport report = co_await std::move(mounting);
+      if (report.error) {
+        const std::string why = without_signature(error_text(*report.error), url);
+        run.end(mount, StepState::failed, why);
+        auto giving_up = give_up(run, pxe, "the BMC could not mount the boot image: " + why);
+        co_return co_await std::move(giving_up);
+      }
+      run.end(mount, StepState::succeeded, without_signature(report.detail, url));
+      if (!co_await run.save()) co_return std::nullopt;
+    }
+  }
+
+  // 2. One-time boot from the network or the virtual CD (sending it twice is harmless).
+  const BootDevice device = media ? BootDevice::cd : BootDevice::pxe;
+  const std::string device_name(to_string(device));
   const std::size_t boot = run.step("boot");
   if (!run.done(boot)) {
     if (run.interrupted()) {
@@ -134,25 +186,27 @@ asio::awaitable<std::optional<TaskOutcome>> run_pxe_reprovision_task(TaskRun& ru
       run.at(boot).in_doubt =
           "this instance resumed the task while the boot override was being sent; setting it "
           "twice is harmless, so it was sent again";
-    run.begin(boot, StepState::sending, "sending boot device pxe (next boot only)");
+    run.begin(boot, StepState::sending, "sending boot device " + device_name + " (next boot only)");
     if (!co_await run.save()) co_return std::nullopt;
     BootRequest request;
-    request.device = BootDevice::pxe;
+    request.device = device;
     request.persistent = false;
     auto setting = target.set_boot(request);  // not inside the co_await (GCC 12)
     const ActionReport report = co_await std::move(setting);
     if (report.error) {
       const std::string why = error_text(*report.error);
       run.end(boot, StepState::failed, why);
-      auto giving_up = give_up(run, pxe, "the BMC refused the one-time PXE boot: " + why);
+      auto giving_up =
+          give_up(run, pxe, "the BMC refused the one-time " + device_name + " boot: " + why);
       co_return co_await std::move(giving_up);
     }
     run.end(boot, StepState::succeeded,
-            report.detail.empty() ? "boot device pxe for the next boot" : report.detail);
+            report.detail.empty() ? "boot device " + device_name + " for the next boot"
+                                  : report.detail);
     if (!co_await run.save()) co_return std::nullopt;
   }
 
-  // 3. Restart the node into PXE: power on when it is off, else a power cycle.
+  // 3. Restart the node into its installer: power on when it is off, else a power cycle.
   const std::size_t restart = run.step("restart");
   if (!run.done(restart)) {
     bool send = true;
@@ -163,15 +217,19 @@ asio::awaitable<std::optional<TaskOutcome>> run_pxe_reprovision_task(TaskRun& ru
       if (seen && seen->script_fetches > 0) {
         run.at(restart).in_doubt =
             "this instance resumed the task while the restart was being sent; the installer has "
-            "fetched its script since (" +
-            seen->fetched_by.value_or("") + "), so the node did restart: not sent again";
-        run.end(restart, StepState::succeeded, "restarted (the installer has fetched its script)");
+            "fetched " +
+            fetch + " since (" + seen->fetched_by.value_or("") +
+            "), so the node did restart: not sent again";
+        run.end(restart, StepState::succeeded,
+                "restarted (the installer has fetched " + fetch + ")");
         send = false;
       } else {
         run.at(restart).in_doubt =
             "this instance resumed the task while the restart was being sent; no installer has "
-            "fetched the script since, so it was sent again (restarting a node that is being "
-            "reinstalled loses nothing)";
+            "fetched " +
+            fetch +
+            " since, so it was sent again (restarting a node that is being reinstalled loses "
+            "nothing)";
       }
     }
     if (send) {
@@ -202,7 +260,7 @@ asio::awaitable<std::optional<TaskOutcome>> run_pxe_reprovision_task(TaskRun& ru
 
   // 4. The installer's call-back, until the session expires.
   const std::size_t install = run.step("install");
-  run.begin(install, StepState::running, "waiting for the installer to fetch its iPXE script");
+  run.begin(install, StepState::running, "waiting for the installer to fetch " + fetch);
   if (!co_await run.save()) co_return std::nullopt;
   int fetches_seen = -1;
   for (;;) {
@@ -215,6 +273,7 @@ asio::awaitable<std::optional<TaskOutcome>> run_pxe_reprovision_task(TaskRun& ru
                     (s->message && !s->message->empty() ? ": " + *s->message : std::string()));
         TaskOutcome out;
         out.result = {{"image", s->image},
+                      {"via", media ? "virtual-media" : "pxe"},
                       {"booted_by", s->fetched_by.value_or("")},
                       {"installer_message", s->message.value_or("")},
                       {"called_back_at", s->called_back_at.value_or("")}};
@@ -236,10 +295,13 @@ asio::awaitable<std::optional<TaskOutcome>> run_pxe_reprovision_task(TaskRun& ru
         const std::string why =
             "no call-back from the installer within " + std::to_string(timeout_s) + " s; " +
             (s->script_fetches > 0
-                 ? "it fetched its iPXE script (" + s->fetched_by.value_or("") + ") at " +
+                 ? "it fetched " + fetch + " (" + s->fetched_by.value_or("") + ") at " +
                        s->script_fetched_at.value_or("") + " and never called back"
-                 : std::string("no iPXE script was fetched for MAC ") + joined(s->macs) +
-                       ": check that DHCP points the node's PXE boot at Ironhold");
+             : media ? "no installer asked for its settings with MAC " + joined(s->macs) +
+                           ": check that the boot image's installer calls "
+                           "/api/v1/provisioning/config and that the node booted from the CD"
+                     : std::string("no iPXE script was fetched for MAC ") + joined(s->macs) +
+                           ": check that DHCP points the node's PXE boot at Ironhold");
         run.end(install, StepState::failed, why);
         auto giving_up = give_up(run, pxe, why);
         co_return co_await std::move(giving_up);
@@ -248,7 +310,7 @@ asio::awaitable<std::optional<TaskOutcome>> run_pxe_reprovision_task(TaskRun& ru
         fetches_seen = s->script_fetches;
         if (fetches_seen > 0) {
           run.at(install).detail =
-              "the installer fetched its iPXE script (" + s->fetched_by.value_or("") + ") at " +
+              "the installer fetched " + fetch + " (" + s->fetched_by.value_or("") + ") at " +
               s->script_fetched_at.value_or("") + "; waiting for its call-back";
           if (!co_await run.save()) co_return std::nullopt;
         }
@@ -260,6 +322,40 @@ asio::awaitable<std::optional<TaskOutcome>> run_pxe_reprovision_task(TaskRun& ru
       co_return co_await std::move(stopping);
     }
   }
+}
+
+// Ejects the boot image once the task has its outcome; an eject the BMC refuses is reported on
+// its step and in the result, but does not undo an install that succeeded.
+asio::awaitable<void> eject_media(TaskRun& run, ActionTarget& target, TaskOutcome& outcome) {
+  const auto mounted = std::find_if(run.steps().begin(), run.steps().end(), [](const TaskStep& s) {
+    return s.name == "media" && s.state != StepState::pending;
+  });
+  if (mounted == run.steps().end()) co_return;
+  const std::size_t eject = run.step("eject");
+  run.begin(eject, StepState::running, "ejecting the boot image");
+  auto ejecting = target.eject_virtual_media();  // not inside the co_await (GCC 12)
+  const ActionReport report = co_await std::move(ejecting);
+  if (report.error) {
+    const std::string why = error_text(*report.error);
+    run.end(eject, StepState::failed, why);
+    if (outcome.result.is_object()) outcome.result["eject_error"] = why;
+  } else {
+    run.end(eject, StepState::succeeded, report.detail);
+  }
+}
+
+}  // namespace
+
+asio::awaitable<std::optional<TaskOutcome>> run_pxe_reprovision_task(TaskRun& run,
+                                                                     ActionTarget& target,
+                                                                     PxeSessions pxe) {
+  auto stepping = run_steps(run, target, pxe);  // not inside the co_await (GCC 12)
+  std::optional<TaskOutcome> outcome = co_await std::move(stepping);
+  // Handed back unfinished: whichever instance resumes the task needs the image still mounted.
+  if (!outcome || run.parameters().value("via", std::string("pxe")) != "virtual-media")
+    co_return outcome;
+  co_await eject_media(run, target, *outcome);
+  co_return outcome;
 }
 
 }  // namespace ironhold::tasks

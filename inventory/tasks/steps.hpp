@@ -25,11 +25,13 @@ boost::asio::awaitable<std::optional<TaskOutcome>> run_inspect_task(TaskRun& run
 boost::asio::awaitable<std::optional<TaskOutcome>> run_reprovision_task(TaskRun& run,
                                                                         ActionTarget& target);
 
-// An owned server's reprovision over PXE works through the sessions its installer finds; the
-// store is called on `pool` (never on an I/O thread).
+// An owned server's reprovision (over PXE, or from a boot image mounted as virtual media) works
+// through the sessions its installer finds; the store is called on `pool` (never on an I/O
+// thread). `downloads` signs the boot image's URL the BMC mounts (null: no virtual media).
 struct PxeSessions {
   db::ProvisioningStore& store;
   boost::asio::thread_pool& pool;
+  const FirmwareDownloads* downloads = nullptr;
 };
 boost::asio::awaitable<std::optional<TaskOutcome>> run_pxe_reprovision_task(TaskRun& run,
                                                                             ActionTarget& target,

@@ -201,7 +201,8 @@ asio::awaitable<std::optional<TaskOutcome>> TaskEngine::carry_out(TaskRun& run) 
       if (job.source == Source::cloud) co_return co_await tasks::run_reprovision_task(run, *target);
       if (!provisioning_)
         co_return refuse("this server does not reprovision owned servers (no provisioning store)");
-      const tasks::PxeSessions pxe{*provisioning_, blocking_pool_};
+      const tasks::PxeSessions pxe{*provisioning_, blocking_pool_,
+                                   downloads_ ? &*downloads_ : nullptr};
       auto installing = tasks::run_pxe_reprovision_task(run, *target, pxe);  // GCC 12: a local
       co_return co_await std::move(installing);
     }

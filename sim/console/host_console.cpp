@@ -30,7 +30,8 @@ void HostConsole::remember(std::string_view text) {
 }
 
 void HostConsole::boot(Clock::time_point now, std::string_view device) {
-  scheduled_.clear();
+  // What was printed before the boot starts (the shutdown of a restart scheduled ahead) stays.
+  while (!scheduled_.empty() && scheduled_.back().at >= now) scheduled_.pop_back();
   line_.clear();
   powered_ = true;
   const std::string dev(device);
@@ -110,6 +111,13 @@ std::string HostConsole::take_output(Clock::time_point now) {
 std::optional<HostConsole::Clock::time_point> HostConsole::next_output_at() const {
   if (scheduled_.empty()) return std::nullopt;
   return scheduled_.front().at;
+}
+
+std::string printable_ascii(const std::string& bytes) {
+  std::string out;
+  out.reserve(bytes.size());
+  for (const char c : bytes) out += static_cast<unsigned char>(c) < 0x80 ? c : '?';
+  return out;
 }
 
 }  // namespace ironhold::sim

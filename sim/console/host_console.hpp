@@ -23,7 +23,8 @@ class HostConsole {
   explicit HostConsole(std::string hostname);
 
   // The server powered on (or was reset) and boots from `device` ("disk", "pxe", "cdrom"): the
-  // boot log is scheduled from `now`, replacing anything not yet printed.
+  // boot log is scheduled from `now` (which may be ahead: a restart's power-on), replacing
+  // anything scheduled from then on.
   void boot(Clock::time_point now, std::string_view device);
   // The server lost power: whatever was still to come is dropped.
   void power_off(Clock::time_point now);
@@ -58,5 +59,8 @@ class HostConsole {
   std::string line_;  // what was typed since the last Enter
   std::string history_, received_;
 };
+
+// Bytes past ASCII as '?', so that a control API's JSON of a console stays valid UTF-8.
+std::string printable_ascii(const std::string& bytes);
 
 }  // namespace ironhold::sim

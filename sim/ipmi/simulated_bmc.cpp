@@ -252,18 +252,6 @@ std::vector<OutgoingDatagram> SimulatedBmc::sol_pump() {
   }
 }
 
-namespace {
-
-// Keystrokes may be any bytes; JSON text must be UTF-8.
-std::string printable(const std::string& bytes) {
-  std::string out;
-  out.reserve(bytes.size());
-  for (const char c : bytes) out += static_cast<unsigned char>(c) < 0x80 ? c : '?';
-  return out;
-}
-
-}  // namespace
-
 json SimulatedBmc::console() const {
   std::lock_guard lock(mutex_);
   const auto now = Clock::now();
@@ -273,8 +261,8 @@ json SimulatedBmc::console() const {
   if (!active) model_.console().take_output(now);
   return {{"active", active},
           {"powered", model_.console().powered()},
-          {"history", printable(model_.console().history())},
-          {"received", printable(model_.console().received())}};
+          {"history", printable_ascii(model_.console().history())},
+          {"received", printable_ascii(model_.console().received())}};
 }
 
 void SimulatedBmc::console_print(const std::string& text) {

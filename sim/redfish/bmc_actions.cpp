@@ -99,11 +99,15 @@ Response BmcState::reset(const std::string& system_path, const Request& request)
     }
     // Like real BMCs, the System says when it was last (re)started: a client's evidence that a
     // reset happened even when it never saw the power go off.
+    const bool serial_port = system_path == console_system_;
+    if (serial_port && is_on && machine.steps.front().state == "PoweringOff")
+      console_.power_off(machine.started);
     if (machine.steps.back().state == "On") {
       documents_[system_path].json["LastResetTime"] =
           format_rfc3339(std::chrono::system_clock::now());
       Clock::duration until_on{};
       for (const auto& step : machine.steps) until_on += step.lasts;
+      if (serial_port) console_.boot(machine.started + until_on, boot_device(system_path));
       apply_pending_settings(system_path);
       network_boot_if_asked(system_path, until_on);
       // Firmware staged to activate at the next reset (a BIOS) is what the System now runs.
@@ -123,11 +127,16 @@ void BmcState::network_boot_if_asked(const std::string& system_path, Clock::dura
   if (boot == system.end() || !boot->is_object()) return;
   const std::string enabled = boot->value("BootSourceOverrideEnabled", std::string("Disabled"));
   const std::string target = boot->value("BootSourceOverrideTarget", std::string("None"));
-  if (enabled == "Disabled" || target != "Pxe") return;
+  if (enabled == "Disabled" || (target != "Pxe" && target != "Cd")) return;
   if (enabled == "Once") (*boot)["BootSourceOverrideEnabled"] = "Disabled";
-  ++counters_.network_boots;
+  // A CD boot with nothing in the virtual CD finds nothing to boot (a real one goes on to its
+  // disk).
+  const std::string media = target == "Cd" ? mounted_image() : std::string();
+  if (target == "Cd" && media.empty()) return;
+  ++(target == "Cd" ? counters_.media_boots : counters_.network_boots);
   if (!config_.network_boot) return;
   NetworkBoot request;
+  request.media_url = media;
   request.bmc = config_.index;
   request.system = system_path;
   request.macs = system_macs(system_path);
@@ -181,6 +190,11 @@ Response BmcState::patch(const std::string& path, const Request& request) {
   const auto doc_it = documents_.find(path);
   if (doc_it == documents_.end()) return resource_missing(path);
   if (is_subscription(path)) return patch_subscription(path, request);
+  if (path == media_path_) {
+    const json body = json::parse(request.body(), nullptr, false);
+    if (body.is_discarded() || !body.is_object()) return malformed_json();
+    return *media_patch(path, body);
+  }
   const bool settings = settings_objects_.count(path) > 0;
   if (!power_.count(path) && !settings) return method_not_allowed(path);
   refresh_power(path);

@@ -120,6 +120,12 @@ void BmcState::set_power(const std::string& system, const std::string& state) {
   machine.steps = {{state, Clock::duration::zero()}};
   machine.started = config_.now();
   ++machine.generation;
+  if (before != state && path == console_system_) {
+    if (state == "On")
+      console_.boot(machine.started, "disk");
+    else
+      console_.power_off(machine.started);
+  }
   if (before != state) emit_power_locked(path, state);
   changed();
 }

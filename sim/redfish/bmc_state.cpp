@@ -180,10 +180,17 @@ json to_json(const BmcCounters& c) {
           {"subscriptions_created", c.subscriptions_created},
           {"events_delivered", c.events_delivered},
           {"event_deliveries_failed", c.event_deliveries_failed},
-          {"events_dropped", c.events_dropped}};
+          {"events_dropped", c.events_dropped},
+          {"ssh_logins", c.ssh_logins},
+          {"ssh_failed_logins", c.ssh_failed_logins},
+          {"console_sessions", c.console_sessions},
+          {"media_inserts", c.media_inserts},
+          {"media_ejects", c.media_ejects},
+          {"media_boots", c.media_boots}};
 }
 
-BmcState::BmcState(const Mockup& mockup, BmcConfig config) : config_(std::move(config)) {
+BmcState::BmcState(const Mockup& mockup, BmcConfig config)
+    : config_(std::move(config)), console_("sim-node-" + std::to_string(config_.index)) {
   documents_ = mockup.documents();
   seed_ = instance_key(config_.index);
   for (auto& [path, doc] : documents_) {
@@ -217,6 +224,8 @@ BmcState::BmcState(const Mockup& mockup, BmcConfig config) : config_(std::move(c
     power_.emplace(path, std::move(machine));
   }
   for (const auto& [path, machine] : power_) register_settings_object(path);
+  find_serial_port();
+  find_virtual_media();
   if (!simple_update_target_.empty() || !push_uri_.empty()) ensure_task_service();
   find_event_service();
   apply_event_fault();
@@ -349,6 +358,7 @@ Response BmcState::post(const std::string& path, const Request& request) {
     return simple_update(request);
   if (!push_uri_.empty() && path == push_uri_) return push_update(request);
   if (auto answered = event_service_post(path, request)) return std::move(*answered);
+  if (auto answered = media_post(path, request)) return std::move(*answered);
   if (documents_.count(path)) return method_not_allowed(path);
   return resource_missing(path);
 }

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/console/host_console.hpp"
 #include "sim/redfish/events.hpp"
 #include "sim/redfish/faults.hpp"
 #include "sim/redfish/installer.hpp"
@@ -76,6 +77,13 @@ struct BmcCounters {
   // The EventService: subscriptions accepted; Event documents a destination answered 2xx;
   // delivery attempts that failed (each retry counts); Event documents never delivered (given up
   // after their retries, or still queued when their subscription ended or was suspended).
+  unsigned ssh_logins = 0;         // SSH serial console logins accepted
+  unsigned ssh_failed_logins = 0;  // and refused (wrong user or password)
+  unsigned console_sessions = 0;   // SSH serial console sessions attached to the host
+  unsigned media_inserts = 0;      // images mounted in the virtual CD (InsertMedia or PATCH)
+  unsigned media_ejects = 0;       // and ejected
+  unsigned media_boots = 0;        // restarts into a boot from the virtual CD with an image in it
+
   unsigned subscriptions_created = 0;
   unsigned events_delivered = 0;
   unsigned event_deliveries_failed = 0;
@@ -165,6 +173,26 @@ class BmcState {
   // The subscriptions events are delivered to: [{"id", "destination", "context", "state"}].
   nlohmann::json subscriptions() const;
 
+  // The host's serial port (bmc_console.cpp), behind the Manager's SSH serial console
+  // (ssh_consoles.hpp). The port belongs to the first System; its boot log follows that System's
+  // resets. advertise_ssh_console sets the Manager's SerialConsole (ConnectTypesSupported SSH,
+  // SSH.ServiceEnabled, SSH.Port, and SSH.ConsoleEntryCommand when the console sits behind a
+  // command of the BMC's CLI); with nothing advertised the Manager says what the mockup says.
+  void advertise_ssh_console(unsigned port, const std::string& entry_command);
+  // Checks an SSH login against the BMC's account; counted in ssh_logins / ssh_failed_logins.
+  bool console_login(const std::string& username, const std::string& password);
+  void console_attached(bool attached);  // a session attached (true) or left (false)
+  void console_type(std::string_view keys);
+  std::string console_take_output();  // what the host printed by now, not yet taken
+  std::optional<Clock::time_point> console_next_output_at() const;
+  void console_print(const std::string& text);  // the host prints it now (a panic in a test)
+  // {"active": sessions attached, "powered", "history", "received"}; output due while nobody is
+  // attached goes to the history.
+  nlohmann::json console();
+
+  // The virtual CD (bmc_media.cpp): {"path", "inserted", "image"}, null when there is none.
+  nlohmann::json virtual_media() const;
+
   // What --state-dir keeps (power, boot override, identify, health, added SEL entries,
   // subscriptions), and back.
   nlohmann::json saved_state() const;
@@ -227,6 +255,16 @@ class BmcState {
   // cleared, as BMCs do) and the network boot reported to config_.network_boot.
   void network_boot_if_asked(const std::string& system_path, Clock::duration until_on);
   void ensure_task_service();
+  void find_serial_port();  // at construction: console_system_ and console_manager_
+  // bmc_media.cpp: the virtual CD, made on console_manager_ when the mockup has none.
+  void find_virtual_media();
+  std::optional<Response> media_post(const std::string& path, const Request& request);
+  std::optional<Response> media_patch(const std::string& path, const nlohmann::json& body);
+  void mount(const std::string& image, bool write_protected);
+  void unmount();
+  std::string mounted_image() const;  // empty when nothing is mounted
+  // What a restart of the System boots from ("pxe", "cdrom", "disk"), by its boot override.
+  std::string boot_device(const std::string& system_path) const;
   std::vector<std::string> system_macs(const std::string& system_path) const;
   std::string system_path(const std::string& system) const;            // throws not_found
   std::string sel_entries_path(const std::string& system_path) const;  // empty when none
@@ -292,6 +330,13 @@ class BmcState {
   unsigned next_subscription_ = 1;
   std::uint64_t next_event_ = 1;     // EventId
   std::uint64_t next_delivery_ = 1;  // an Event document's Id
+  // The serial port (bmc_console.cpp): of the first System, behind the first Manager.
+  HostConsole console_;
+  std::string console_system_;
+  std::string console_manager_;
+  unsigned console_viewers_ = 0;
+  // The virtual CD (bmc_media.cpp).
+  std::string media_path_, media_insert_target_, media_eject_target_;
 };
 
 }  // namespace ironhold::sim::redfish

@@ -49,8 +49,17 @@ Response bmc_route(RedfishFleet& fleet, std::size_t i, const std::vector<std::st
       return reply(http::status::ok, to_json(state.faults()));
     }
   }
+  if (parts.size() == 3 && what == "console") {
+    if (method == http::verb::get) return reply(http::status::ok, state.console());
+    if (method == http::verb::post) {
+      state.console_print(text_field(body_of(request), "print", true));
+      return reply(http::status::ok, state.console());
+    }
+  }
   if (method != http::verb::post)
     return reply(http::status::method_not_allowed, {{"error", "method not allowed"}});
+  if (parts.size() == 3 && what == "ssh-host-key")
+    return reply(http::status::ok, {{"host_key_sha256", fleet.change_ssh_host_key(i)}});
   if (parts.size() == 3 && what == "certificate")
     return reply(http::status::ok, {{"certificate_sha256", fleet.change_certificate(i)}});
   if (parts.size() == 3 && what == "power") {

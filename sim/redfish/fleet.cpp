@@ -99,6 +99,7 @@ RedfishFleet::RedfishFleet(const RedfishFleetOptions& options) : tls_(options.tl
       io_, options.updater, [this](unsigned i) -> redfish::BmcState& { return *bmc(i).state; });
   events_ = std::make_unique<redfish::EventSender>(
       io_, options.events, [this](unsigned i) -> redfish::BmcState& { return *bmc(i).state; });
+  if (options.ssh_consoles) ssh_ = std::make_unique<redfish::SshConsoles>(options.ssh);
   unsigned index = 0;
   for (const auto& [dir, n] : groups) {
     const redfish::Mockup mockup = redfish::Mockup::load(dir);
@@ -165,6 +166,10 @@ void RedfishFleet::add_bmc(unsigned index, const redfish::Mockup& mockup,
   if (state_dir_ && options.tls && !saved.certificate)
     state_dir_->save_certificate(index, bmc->server->certificate());
   bmc->address = bound.address().to_string();
+  if (ssh_)
+    ssh_->add(
+        *bmc->state, bound.address(),
+        state_dir_ ? state_dir_->bmc_dir(index) / "ssh_host_ed25519_key" : std::filesystem::path());
   std::string host = bmc->address;
   if (bound.address().is_v6()) host = "[" + host + "]";
   bmc->endpoint =
@@ -194,18 +199,39 @@ std::string RedfishFleet::certificate_fingerprint(std::size_t i) const {
   return sha256_fingerprint(bmc(i).server->certificate().cert_pem);
 }
 
+unsigned RedfishFleet::ssh_console_port(std::size_t i) const {
+  bmc(i);
+  return ssh_ ? ssh_->port(i) : 0;
+}
+
+std::string RedfishFleet::ssh_host_key_fingerprint(std::size_t i) const {
+  bmc(i);
+  return ssh_ ? ssh_->host_key_fingerprint(i) : std::string();
+}
+
+std::string RedfishFleet::change_ssh_host_key(std::size_t i) {
+  bmc(i);
+  if (!ssh_) throw conflict("the simulated BMCs have no SSH serial consoles");
+  return ssh_->change_host_key(i);
+}
+
 nlohmann::json RedfishFleet::describe(std::size_t i) const {
   const Bmc& b = bmc(i);
   nlohmann::json out = {{"index", i}, {"endpoint", b.endpoint}};
   if (tls_) out["certificate_sha256"] = certificate_fingerprint(i);
+  if (ssh_)
+    out["ssh_console"] = {{"port", ssh_->port(i)},
+                          {"host_key_sha256", ssh_->host_key_fingerprint(i)}};
   out.update(b.state->describe());
   out["installer"] = installer_->describe(static_cast<unsigned>(i));
+  out["virtual_media"] = b.state->virtual_media();
   return out;
 }
 
 RedfishFleet::~RedfishFleet() {
   stop();
   if (thread_.joinable()) thread_.join();
+  if (ssh_) ssh_->stop();
   // The servers' acceptors go before the io_context (declared first, destroyed last); connections
   // still open are coroutine frames that the io_context destroys with itself.
   control_.reset();
@@ -213,15 +239,18 @@ RedfishFleet::~RedfishFleet() {
 }
 
 void RedfishFleet::run() {
+  if (ssh_) ssh_->start();
   io_.run();
 }
 
 void RedfishFleet::start() {
+  if (ssh_) ssh_->start();
   thread_ = std::thread([this] { io_.run(); });
 }
 
 void RedfishFleet::stop() {
   io_.stop();
+  if (ssh_) ssh_->stop();
 }
 
 int run_redfish_fleet(const RedfishFleetOptions& options, std::ostream& out) {
@@ -235,7 +264,11 @@ int run_redfish_fleet(const RedfishFleetOptions& options, std::ostream& out) {
   for (std::size_t i = 0; i < fleet.size(); ++i)
     out << "{\"endpoint\": " << nlohmann::json(fleet.endpoint(i)).dump()
         << ", \"username\": " << nlohmann::json(options.username).dump()
-        << ", \"password\": " << nlohmann::json(options.password).dump() << "}\n";
+        << ", \"password\": " << nlohmann::json(options.password).dump()
+        << (fleet.ssh_console_port(i)
+                ? ", \"ssh_console_port\": " + std::to_string(fleet.ssh_console_port(i))
+                : std::string())
+        << "}\n";
   out.flush();
   log::info(
       "simulated BMCs serving",

@@ -18,6 +18,7 @@
 #include "sim/redfish/event_sender.hpp"
 #include "sim/redfish/installer.hpp"
 #include "sim/redfish/redfish_server.hpp"
+#include "sim/redfish/ssh_consoles.hpp"
 #include "sim/redfish/state_dir.hpp"
 #include "sim/redfish/update_methods.hpp"
 #include "sim/redfish/updater.hpp"
@@ -57,6 +58,11 @@ struct RedfishFleetOptions {
   // How the EventServices deliver events (see event_sender.hpp): events.retry_interval replaces
   // each mockup's DeliveryRetryIntervalSeconds (60 s) between a failed delivery and its retry.
   redfish::EventSenderOptions events;
+  // Each BMC's SSH serial console (ssh_consoles.hpp) on its own address, advertised in its
+  // Manager's SerialConsole.SSH; with state_dir, its host key is kept there. Off by default
+  // here (a socket and a key per BMC); `ironhold sim redfish` and the demo turn it on.
+  bool ssh_consoles = false;
+  redfish::SshConsoleOptions ssh;
 };
 
 // The addresses the BMCs bind, in order; throws ironhold::Error (invalid) for a bad HOST:PORT, a
@@ -97,6 +103,11 @@ class RedfishFleet {
   std::string certificate_fingerprint(std::size_t i) const;  // empty for plain HTTP
   // {"index", "endpoint", "certificate_sha256", "systems": [...], "faults": [...], "counters", ...}
   nlohmann::json describe(std::size_t i) const;
+  // The SSH serial console's port (0 without consoles), its host key's fingerprint ("SHA256:..."),
+  // and a new host key (returns its fingerprint; ironhold::Error conflict without consoles).
+  unsigned ssh_console_port(std::size_t i) const;
+  std::string ssh_host_key_fingerprint(std::size_t i) const;
+  std::string change_ssh_host_key(std::size_t i);
   // "http://127.0.0.1:PORT" of the control API, or empty without one.
   const std::string& control_endpoint() const { return control_endpoint_; }
 
@@ -124,6 +135,7 @@ class RedfishFleet {
   std::unique_ptr<redfish::Updater> updater_;
   std::unique_ptr<redfish::EventSender> events_;
   std::unique_ptr<redfish::ControlServer> control_;
+  std::unique_ptr<redfish::SshConsoles> ssh_;  // null without SSH consoles
   std::string control_endpoint_;
   std::thread thread_;
 };

@@ -2,8 +2,8 @@
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
-#include <boost/asio/post.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -14,6 +14,8 @@
 #include <optional>
 #include <sstream>
 
+#include "inventory/crypto/primitives.hpp"
+#include "inventory/crypto/sha256_stream.hpp"
 #include "inventory/util/time.hpp"
 #include "sim/http_fetch.hpp"
 
@@ -84,11 +86,28 @@ void Installer::record(unsigned bmc, json outcome, bool called_back) {
   r.last = std::move(outcome);
 }
 
+namespace {
+
+// "http://host:port" of a URL ("" when it is not one).
+std::string origin_of(const std::string& url) {
+  const auto scheme = url.find("://");
+  if (scheme == std::string::npos) return {};
+  const auto path = url.find('/', scheme + 3);
+  return url.substr(0, path);
+}
+
+}  // namespace
+
 asio::awaitable<void> Installer::run(NetworkBoot boot) {
   asio::steady_timer timer(io_);
   timer.expires_after(boot.powering_on);
   boost::system::error_code ec;
   co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+  if (!boot.media_url.empty()) {
+    auto installing = run_from_media(std::move(boot));  // GCC 12: not inside the co_await
+    co_await std::move(installing);
+    co_return;
+  }
   const std::string mac = boot.macs.empty() ? std::string() : boot.macs.front();
   json outcome = {{"system", boot.system}, {"mac", mac}};
   if (options_.pxe_url.empty() || mac.empty()) {
@@ -116,6 +135,15 @@ asio::awaitable<void> Installer::run(NetworkBoot boot) {
     record(boot.bmc, std::move(outcome), false);
     co_return;
   }
+  auto calling =
+      install_and_call_back(std::move(boot), callback->second, token->second, std::move(outcome));
+  co_await std::move(calling);
+}
+
+asio::awaitable<void> Installer::install_and_call_back(NetworkBoot boot, std::string callback,
+                                                       std::string token, json outcome) {
+  asio::steady_timer timer(io_);
+  boost::system::error_code ec;
   timer.expires_after(options_.install_time);
   co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
   if (boot.faults.install_hangs) {
@@ -125,13 +153,24 @@ asio::awaitable<void> Installer::run(NetworkBoot boot) {
   }
   const bool ok = !boot.faults.install_fails;
   const json report = {
-      {"token", token->second},
+      {"token", token},
       {"status", ok ? "succeeded" : "failed"},
       {"message", ok ? "installed by the simulated installer"
                      : "the simulated installer failed (fault install_fails): no disk found"},
       {"installer", "ironhold-sim"}};
-  auto calling = http_fetch(callback->second, http::verb::post, report.dump());
-  const FetchResult answer = co_await std::move(calling);
+  // As installers' call-backs do (curl --retry): a service that is restarting, or a moment
+  // unreachable, is asked again, for a minute at most.
+  FetchResult answer;
+  int attempts = 0;
+  while (attempts < kCallbackAttempts) {
+    ++attempts;
+    auto calling = http_fetch(callback, http::verb::post, report.dump());
+    answer = co_await std::move(calling);
+    if (answer.status != 0 && answer.status < 500) break;
+    timer.expires_after(std::chrono::seconds(1));
+    co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+  }
+  outcome["callback_attempts"] = attempts;
   outcome["callback_status"] = answer.status;
   outcome["outcome"] =
       answer.status == 200
@@ -139,6 +178,52 @@ asio::awaitable<void> Installer::run(NetworkBoot boot) {
           : "call-back refused (" +
                 (answer.status ? "HTTP " + std::to_string(answer.status) : answer.error) + ")";
   record(boot.bmc, std::move(outcome), answer.status == 200);
+}
+
+// A boot from the virtual CD: the firmware reads the image's first blocks (the volume
+// descriptors sit at 32 KiB) with a ranged GET, as BMCs read a mounted ISO; the installer on it
+// asks the service that served it for its settings by MAC, installs, and calls back.
+asio::awaitable<void> Installer::run_from_media(NetworkBoot boot) {
+  const std::string mac = boot.macs.empty() ? std::string() : boot.macs.front();
+  json outcome = {{"system", boot.system},
+                  {"mac", mac},
+                  {"media", boot.media_url.substr(0, boot.media_url.find('?'))}};
+  std::string range = "bytes=0-" + std::to_string(kMediaBytesRead - 1);
+  auto reading = http_fetch(boot.media_url, http::verb::get, {}, kMediaBytesRead, range);
+  const FetchResult media = co_await std::move(reading);
+  outcome["media_status"] = media.status;
+  if (media.status != 200 && media.status != 206) {
+    outcome["outcome"] = "the virtual CD could not be read (" +
+                         (media.status ? "HTTP " + std::to_string(media.status) : media.error) +
+                         "): booted from disk";
+    record(boot.bmc, std::move(outcome), false);
+    co_return;
+  }
+  crypto::Sha256Stream hash;
+  hash.update(media.body);
+  outcome["media_bytes_read"] = media.body.size();
+  outcome["media_sha256_read"] = crypto::to_hex(hash.finish());
+  outcome["media_content_range"] = media.content_range;
+  if (!mac.empty()) {
+    const std::string config_url =
+        origin_of(boot.media_url) + "/api/v1/provisioning/config?mac=" + mac;
+    auto asking = http_fetch(config_url, http::verb::get, {});  // GCC 12: not in the co_await
+    const FetchResult config = co_await std::move(asking);
+    outcome["config_status"] = config.status;
+    const json settings = json::parse(config.body, nullptr, false);
+    if (config.status == 200 && settings.is_object() && settings.contains("callback") &&
+        settings.contains("token")) {
+      NetworkBoot rest = boot;
+      auto calling =
+          install_and_call_back(std::move(rest), settings["callback"].get<std::string>(),
+                                settings["token"].get<std::string>(), std::move(outcome));
+      co_await std::move(calling);
+      co_return;
+    }
+  }
+  outcome["outcome"] = "the installer on the CD found no settings for MAC " + mac +
+                       ": it stopped without installing";
+  record(boot.bmc, std::move(outcome), false);
 }
 
 }  // namespace ironhold::sim::redfish

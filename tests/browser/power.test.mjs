@@ -6,7 +6,9 @@
 //
 // Then the serial console of an IPMI server: the operator opens it from the node's page, types and
 // sees the echo, power-cycles the server and watches it boot, and reads the boot in the output
-// kept; what the simulated host received and printed (its control API) is the expected text.
+// kept; what the simulated host received and printed (its control API) is the expected text. And
+// a Redfish server's console, which is its BMC's SSH serial console: typed into, and its host key
+// pinned on the node as the simulated BMC holds it.
 import assert from 'node:assert/strict';
 import { scenario, signIn, timed, waitFor } from './harness.mjs';
 
@@ -175,6 +177,33 @@ s.test('the console shows the server boot after a power cycle, and its output is
   await s.artifacts.screenshot(serial, 'serial-console-log');
   await serial.close();
   s.pages.delete('serial console');
+});
+
+s.test('a Redfish server\'s serial console is its BMC\'s SSH console, host key pinned', async () => {
+  const candidates = await s.instance.nodes('?source=bmc&driver=redfish&power_state=on');
+  const server = candidates.find((n) => n.reachable && !n.parent_id);
+  assert.ok(server, 'the demo has a reachable Redfish server that is on');
+  const bmc = await s.instance.bmcControl(server);
+  await operator.goto(`/#/nodes/${server.id}`);
+  await operator.getByTestId('node-name').filter({ hasText: server.name }).waitFor();
+  const link = operator.getByTestId('open-serial-console');
+  const [page] = await Promise.all([operator.context().waitForEvent('page'), link.click()]);
+  s.pages.set('ssh console', page);
+  await page.waitForFunction(() => document.querySelector('[data-testid="serial-status"]')?.dataset.state === 'writer',
+    null, { timeout: 60_000 });
+  await page.locator('#terminal').click();
+  await page.keyboard.type('over ssh');
+  await page.keyboard.press('Enter');
+  await waitFor('the echo in the terminal', async () => (await terminalText(page)).includes('over ssh'));
+  const host = await (await fetch(`${bmc}/console`)).json();
+  assert.ok(host.received.endsWith('over ssh\r'), JSON.stringify(host.received));
+  await s.artifacts.screenshot(page, 'serial-console-ssh');
+  // The key the simulated BMC holds is now the node's pin.
+  const { ssh_console: ssh } = await (await fetch(bmc)).json();
+  await waitFor('the host key to be pinned', async () =>
+    (await s.instance.apiOk('GET', `/api/v1/nodes/${server.id}`)).ssh_host_key === ssh.host_key_sha256);
+  await page.close();
+  s.pages.delete('ssh console');
 });
 
 s.testStopsCleanly();

@@ -50,13 +50,17 @@ asio::awaitable<Response> inspect_node(Services& s, RequestContext& ctx) {
 asio::awaitable<Response> repin_node(Services& s, RequestContext& ctx) {
   ctx.only_query({});
   const Node node = co_await polled_node(s, ctx, cap_manage);
-  if (node.options.is_object() && node.options.value("tls", "pin") != "pin")
+  const bool pins_tls = !node.options.is_object() || node.options.value("tls", "pin") == "pin";
+  if (!pins_tls && !node.ssh_host_key)
     throw conflict("node \"" + node.name + "\" does not pin its BMC's certificate (tls: " +
-                   node.options.value("tls", "") + ")");
-  ctx.audit_details["previous_fingerprint"] =
-      node.tls_fingerprint ? json(*node.tls_fingerprint) : json(nullptr);
-  auto work = [&s, id = node.id] {
-    polls(s).clear_tls_pin(id);
+                   node.options.value("tls", "") + ") and has no SSH host key pinned");
+  if (pins_tls)
+    ctx.audit_details["previous_fingerprint"] =
+        node.tls_fingerprint ? json(*node.tls_fingerprint) : json(nullptr);
+  ctx.audit_details["previous_ssh_host_key"] =
+      node.ssh_host_key ? json(*node.ssh_host_key) : json(nullptr);
+  auto work = [&s, id = node.id, pins_tls] {
+    polls(s).clear_pins(id, pins_tls);
     return s.nodes.get(id);
   };
   const Node after = co_await s.blocking(work);
@@ -87,7 +91,8 @@ void register_node_polling_routes(Api& api) {
        "/api/v1/nodes/{id}/tls/repin",
        Access::admin,
        [&s](RequestContext& ctx) { return repin_node(s, ctx); },
-       {"Forget the pinned BMC certificate: the next contact pins the one it presents then",
+       {"Forget the pinned BMC certificate and SSH host key: the next contact pins what it "
+        "presents then",
         json::array(), nullptr, 200, openapi::ref("Node")}});
 }
 

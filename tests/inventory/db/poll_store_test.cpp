@@ -394,10 +394,24 @@ TEST_CASE("a failed poll marks the node, backs off and raises one event per new 
   batch.clear();
   batch.push_back(failed_result(a.id, DriverErrorCode::tls_pin_mismatch, "again"));
   f.polls.record(batch, "me");
-  f.polls.clear_tls_pin(a.id);
+  f.sql(
+      "UPDATE nodes SET ssh_host_key = 'SHA256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAck0' WHERE "
+      "id = '" +
+      a.id + "'");
+  CHECK(f.polls.clear_pins(a.id, true) == "SHA256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAck0");
   const Node repinned = f.nodes.get(a.id);
   CHECK_FALSE(repinned.tls_fingerprint);
+  CHECK_FALSE(repinned.ssh_host_key);
   CHECK_FALSE(repinned.last_error);
+  // Without the certificate's pin (tls: ca or insecure), only the SSH host key is forgotten.
+  f.sql(
+      "UPDATE nodes SET ssh_host_key = 'SHA256:BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBsc2', "
+      "tls_fingerprint = '" +
+      std::string(64, 'a') + "' WHERE id = '" + a.id + "'");
+  CHECK(f.polls.clear_pins(a.id, false) == "SHA256:BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBsc2");
+  CHECK(f.nodes.get(a.id).tls_fingerprint == std::string(64, 'a'));
+  CHECK_FALSE(f.nodes.get(a.id).ssh_host_key);
+  CHECK_FALSE(f.polls.clear_pins(a.id, false));
 }
 
 TEST_CASE(

@@ -6,7 +6,9 @@
 #include <catch2/catch.hpp>
 
 #include "sim/ipmi/fleet.hpp"
+#include "sim/redfish/fleet.hpp"
 #include "tests/support/eventually.hpp"
+#include "tests/support/project_mockups.hpp"
 #include "tests/support/server/http_client.hpp"
 #include "tests/support/server/test_server.hpp"
 #include "tests/support/server/websocket_client.hpp"
@@ -165,7 +167,10 @@ TEST_CASE("a node's console log keeps what it printed through a power cycle, byt
       wait_task_end(server, token, start_task(server, token, id, "power", {{"action", "cycle"}}));
   INFO(task.dump(2));
   CHECK(task["state"] == "succeeded");
+  // Up to the boot's last line, the login prompt: closing earlier could leave its last lines to
+  // the host's history alone (the SOL console gone before they were sent), not to the log.
   REQUIRE(console.read_until("Reached target multi-user.target"));
+  REQUIRE(console.read_until("sim-node-0 login: "));
   console.close();
 
   // The host's own record of what it printed since the console opened is in the log, in order.
@@ -237,18 +242,18 @@ TEST_CASE("the console route refuses what it must, before any upgrade", "[consol
   CHECK(own.upgraded());
   own.close();
 
-  // A Redfish BMC's console (its SSH serial console) is not one this service opens yet: 422.
-  const auto redfish = http_send(server.port(), "POST", "/api/v1/nodes",
-                                 {{"name", "sol-redfish"},
-                                  {"driver", "redfish"},
-                                  {"endpoint", "https://127.0.88.12:1"},
-                                  {"credentials", {{"username", "root"}, {"password", "x"}}}},
-                                 operator_token);
-  REQUIRE(redfish.status == 201);
-  WebSocketClient unsupported(server.port(), console_path(redfish.json()["id"]),
-                              bearer(operator_token));
+  // A Redfish BMC whose Manager advertises no SSH serial console: 422, saying so.
+  sim::RedfishFleetOptions without;
+  without.mockup_dir = project_mockup("compute-server");
+  without.listen = "127.0.88.12:0";
+  sim::RedfishFleet no_console(without);
+  no_console.start();
+  const std::string redfish = enroll_redfish(server, operator_token, "sol-redfish",
+                                             no_console.endpoint(0), without.password);
+  WebSocketClient unsupported(server.port(), console_path(redfish), bearer(operator_token));
   CHECK_FALSE(unsupported.upgraded());
   CHECK(unsupported.status() == 422);
+  CHECK_THAT(unsupported.body(), Catch::Contains("SerialConsole"));
 
   // A wrong BMC password: the BMC refuses the console, 503 with its reason.
   const auto changed =
@@ -280,6 +285,82 @@ TEST_CASE("a service that stops ends its consoles, saying so, and closes their s
   CHECK(server.database().execute("SELECT count(*) FROM serial_console_sessions") == "1");
   CHECK(server.database().execute("SELECT end_reason FROM serial_console_sessions") ==
         "the service is stopping");
+}
+
+TEST_CASE(
+    "a Redfish node's SSH console: its host key pinned at first use, refused once it "
+    "changes, and repinned",
+    "[console][e2e][redfish][ssh]") {
+  sim::RedfishFleetOptions options;
+  options.mockup_dir = project_mockup("hgx-gpu-server");
+  options.listen = "127.0.88.17:0";
+  options.password = "Sup3r-Secret-BMC";
+  options.reset_delay = 200ms;
+  options.ssh_consoles = true;
+  sim::RedfishFleet fleet(options);
+  fleet.start();
+  TestServer server;
+  const auto token = server.token("operator");
+  const auto admin = server.token("admin");
+  const std::string id =
+      enroll_redfish(server, token, "gpu-ssh", fleet.endpoint(0), options.password);
+  const std::string first_key = fleet.ssh_host_key_fingerprint(0);
+
+  {
+    WebSocketClient console(server.port(), console_path(id), bearer(token));
+    REQUIRE(console.upgraded());
+    const auto hello = console.next_control();
+    REQUIRE(hello);
+    CHECK((*hello)["protocol"] == "ssh");
+    CHECK((*hello)["writer"] == true);
+    console.send_binary("root\r");
+    REQUIRE(console.read_until("Login incorrect"));
+    CHECK(fleet.state(0).console()["received"] == "root\r");
+    console.close();
+  }
+  // Pinned on first use: the key the BMC holds, on the node and in the audit log.
+  CHECK(eventually([&] {
+    return http_get(server.port(), "/api/v1/nodes/" + id, token).json()["ssh_host_key"] ==
+           first_key;
+  }));
+  CHECK(eventually([&] {
+    return server.database().execute(
+               "SELECT coalesce(max(details ->> 'ssh_host_key'), '') FROM audit_log "
+               " WHERE action = 'serial_console.ssh_host_key_pinned'") == first_key;
+  }));
+  // The BMC's password reached neither the kept output nor the session records.
+  CHECK(eventually([&] { return !whole_log(server, token, id).empty(); }));
+  CHECK(whole_log(server, token, id).find(options.password) == std::string::npos);
+  CHECK(
+      http_get(server.port(), console_path(id) + "/sessions", token).body.find(options.password) ==
+      std::string::npos);
+
+  // Another key: refused before any login, with both keys named.
+  const std::string second_key = fleet.change_ssh_host_key(0);
+  const auto logins = fleet.state(0).counters().ssh_logins;
+  {
+    WebSocketClient refused(server.port(), console_path(id), bearer(token));
+    CHECK_FALSE(refused.upgraded());
+    CHECK(refused.status() == 503);
+    CHECK_THAT(refused.body(), Catch::Contains(second_key) && Catch::Contains(first_key));
+    CHECK_THAT(refused.body(), !Catch::Contains(options.password));
+  }
+  CHECK(fleet.state(0).counters().ssh_logins == logins);
+
+  // An admin repins: the key is forgotten, and the next console pins the new one.
+  const auto repinned =
+      http_send(server.port(), "POST", "/api/v1/nodes/" + id + "/tls/repin", json::object(), admin);
+  REQUIRE(repinned.status == 200);
+  CHECK(repinned.json()["ssh_host_key"].is_null());
+  {
+    WebSocketClient console(server.port(), console_path(id), bearer(token));
+    REQUIRE(console.upgraded());
+    console.close();
+  }
+  CHECK(eventually([&] {
+    return http_get(server.port(), "/api/v1/nodes/" + id, token).json()["ssh_host_key"] ==
+           second_key;
+  }));
 }
 
 }  // namespace serial_console_routes_test

@@ -15,12 +15,13 @@ namespace ironhold::test {
 using namespace std::chrono_literals;
 
 inline std::string enroll_redfish(TestServer& server, const std::string& token,
-                                  const std::string& name, const std::string& endpoint) {
+                                  const std::string& name, const std::string& endpoint,
+                                  const std::string& password = "password") {
   const auto res = http_send(server.port(), "POST", "/api/v1/nodes",
                              {{"name", name},
                               {"driver", "redfish"},
                               {"endpoint", endpoint},
-                              {"credentials", {{"username", "admin"}, {"password", "password"}}}},
+                              {"credentials", {{"username", "admin"}, {"password", password}}}},
                              token);
   INFO(res.body);
   REQUIRE(res.status == 201);
