@@ -23,6 +23,16 @@ ActionReport action_report(const RedfishConnection& connection, std::string deta
   return out;
 }
 
+asio::awaitable<std::optional<DriverError>> send_request(RedfishConnection& connection,
+                                                         std::string method, std::string path,
+                                                         json body) {
+  http::HeaderList no_headers;
+  CallResult result = co_await connection.call(std::move(method), std::move(path), std::move(body),
+                                               std::move(no_headers));
+  if (auto* e = std::get_if<DriverError>(&result)) co_return std::move(*e);
+  co_return std::nullopt;
+}
+
 namespace {
 
 // The allowed ResetType values: on the action itself, or in its @Redfish.ActionInfo.
@@ -53,14 +63,8 @@ asio::awaitable<std::optional<std::vector<std::string>>> allowed_reset_types(
 asio::awaitable<std::optional<DriverError>> post_reset(RedfishConnection& connection,
                                                        const std::string& target,
                                                        const std::string& type) {
-  std::string method = "POST";
-  std::string path = target;
-  std::optional<json> body = json{{"ResetType", type}};
-  http::HeaderList no_headers;
-  CallResult result = co_await connection.call(std::move(method), std::move(path), std::move(body),
-                                               std::move(no_headers));
-  if (auto* e = std::get_if<DriverError>(&result)) co_return std::move(*e);
-  co_return std::nullopt;
+  auto sending = send_request(connection, "POST", target, json{{"ResetType", type}});
+  co_return co_await std::move(sending);
 }
 
 asio::awaitable<std::optional<DriverError>> wait_for_off(RedfishConnection& connection,

@@ -59,6 +59,12 @@ std::optional<std::vector<std::string>> allowable_values(const nlohmann::json& a
 ActionReport action_report(const RedfishConnection& connection, std::string detail,
                            std::optional<DriverError> error = std::nullopt);
 
+// An authenticated request whose answer only matters as success or the error.
+boost::asio::awaitable<std::optional<DriverError>> send_request(RedfishConnection& connection,
+                                                                std::string method,
+                                                                std::string path,
+                                                                nlohmann::json body);
+
 boost::asio::awaitable<ActionReport> power_action(RedfishConnection& connection,
                                                   std::string system_id, PowerAction action,
                                                   ActionOptions options);

@@ -66,22 +66,14 @@ asio::awaitable<SlotOrError> find_cd_slot(RedfishConnection& connection, std::st
                             : "the BMC's VirtualMedia has no CD or DVD slot"};
 }
 
-asio::awaitable<std::optional<DriverError>> send(RedfishConnection& connection, std::string method,
-                                                 std::string path, json body) {
-  http::HeaderList no_headers;
-  CallResult result = co_await connection.call(std::move(method), std::move(path), std::move(body),
-                                               std::move(no_headers));
-  if (auto* e = std::get_if<DriverError>(&result)) co_return std::move(*e);
-  co_return std::nullopt;
-}
-
 asio::awaitable<std::optional<DriverError>> eject(RedfishConnection& connection,
                                                   const MediaSlot& slot) {
   if (!slot.eject_target.empty()) {
-    auto sending = send(connection, "POST", slot.eject_target, json::object());
+    auto sending = send_request(connection, "POST", slot.eject_target, json::object());
     co_return co_await std::move(sending);
   }
-  auto sending = send(connection, "PATCH", slot.path, {{"Image", nullptr}, {"Inserted", false}});
+  auto sending =
+      send_request(connection, "PATCH", slot.path, {{"Image", nullptr}, {"Inserted", false}});
   co_return co_await std::move(sending);
 }
 
@@ -143,12 +135,12 @@ asio::awaitable<ActionReport> insert_virtual_media(RedfishConnection& connection
   std::optional<DriverError> failed;
   if (!slot.insert_target.empty()) {
     auto inserting =
-        send(connection, "POST", slot.insert_target, insert_media_body(slot, image_url));
+        send_request(connection, "POST", slot.insert_target, insert_media_body(slot, image_url));
     failed = co_await std::move(inserting);
     detail += "InsertMedia " + shown + " in " + slot.path;
   } else {
     auto patching =
-        send(connection, "PATCH", slot.path, {{"Image", image_url}, {"Inserted", true}});
+        send_request(connection, "PATCH", slot.path, {{"Image", image_url}, {"Inserted", true}});
     failed = co_await std::move(patching);
     detail += "PATCH Image " + shown + " in " + slot.path;
   }

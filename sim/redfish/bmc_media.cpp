@@ -2,6 +2,8 @@
 // mockup has none), VirtualMedia.InsertMedia / EjectMedia and the PATCH of Image and Inserted that
 // older services take instead. A restart with a one-time or continuous boot from Cd and an image
 // mounted hands the boot to the fleet's Installer, which reads the image and plays its installer.
+#include <algorithm>
+
 #include "sim/redfish/bmc_state.hpp"
 #include "sim/redfish/errors.hpp"
 #include "sim/redfish/mockup.hpp"
@@ -26,8 +28,8 @@ void BmcState::find_virtual_media() {
   for (const auto& [path, doc] : documents_) {
     if (!doc.is_json || doc.json.value("@odata.type", "").rfind("#VirtualMedia.", 0) != 0) continue;
     const json types = doc.json.value("MediaTypes", json::array());
-    if (types.dump().find("\"CD\"") == std::string::npos &&
-        types.dump().find("\"DVD\"") == std::string::npos)
+    if (std::find(types.begin(), types.end(), json("CD")) == types.end() &&
+        std::find(types.begin(), types.end(), json("DVD")) == types.end())
       continue;
     media_path_ = path;
     break;

@@ -151,7 +151,8 @@ struct SshConsoles::Impl {
   void serve(Console& console, int fd);
   // The session's life after the key exchange; false when it ended before the console.
   bool log_in(Console& console, ssh_session session, ssh_channel& channel);
-  bool enter_console(Console& console, ssh_session session, ssh_channel channel);
+  // The BMC's CLI until the entry command (none: at once); false when the session ended first.
+  bool enter_console(ssh_channel channel);
   void relay(Console& console, ssh_session session, ssh_channel channel);
 };
 
@@ -279,7 +280,7 @@ void SshConsoles::Impl::serve(Console& console, int fd) {
   if (accepted != SSH_OK || ssh_handle_key_exchange(session.get()) != SSH_OK) return;
   ssh_channel channel = nullptr;
   if (!log_in(console, session.get(), channel)) return;
-  if (enter_console(console, session.get(), channel)) relay(console, session.get(), channel);
+  if (enter_console(channel)) relay(console, session.get(), channel);
   ssh_channel_send_eof(channel);
   ssh_channel_close(channel);
   ssh_channel_free(channel);
@@ -340,8 +341,7 @@ bool SshConsoles::Impl::log_in(Console& console, ssh_session session, ssh_channe
   return shell;
 }
 
-bool SshConsoles::Impl::enter_console(Console& console, ssh_session session, ssh_channel channel) {
-  (void)console;
+bool SshConsoles::Impl::enter_console(ssh_channel channel) {
   if (options.entry_command.empty()) return true;
   // The BMC's CLI: lines are read with echo until the entry command is one of them.
   const std::string prompt = "\r\n-> ";
@@ -369,7 +369,6 @@ bool SshConsoles::Impl::enter_console(Console& console, ssh_session session, ssh
       }
     }
   }
-  (void)session;
   return false;
 }
 

@@ -109,6 +109,8 @@ asio::awaitable<Response> callback(Services& s, RequestContext& ctx) {
 
 void register_provisioning_routes(Api& api) {
   Services& s = api.services();
+  const json mac_query = json::array(
+      {{{"name", "mac"}, {"in", "query"}, {"required", true}, {"schema", {{"type", "string"}}}}});
   api.router().add(
       {http::verb::get,
        "/api/v1/provisioning/ipxe",
@@ -116,10 +118,7 @@ void register_provisioning_routes(Api& api) {
        [&s](RequestContext& ctx) { return ipxe_script(s, ctx); },
        {"The iPXE script of the node being reprovisioned that this MAC address belongs to (no "
         "token: point the site's DHCP at it; 404 when no reprovisioning is under way)",
-        json::array({{{"name", "mac"},
-                      {"in", "query"},
-                      {"required", true},
-                      {"schema", {{"type", "string"}}}}}),
+        mac_query,
         nullptr,
         200,
         {{"type", "string"}}}});
@@ -132,10 +131,7 @@ void register_provisioning_routes(Api& api) {
         "needs, "
         "as JSON (an installer booted from a boot image; no token: 404 when no reprovisioning is "
         "under way). Each call issues a new one-time call-back token",
-        json::array({{{"name", "mac"},
-                      {"in", "query"},
-                      {"required", true},
-                      {"schema", {{"type", "string"}}}}}),
+        mac_query,
         nullptr,
         200,
         {{"type", "object"},
