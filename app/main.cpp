@@ -24,7 +24,7 @@ constexpr const char* usage =
     "  db shell     open psql on the database\n"
     "  token        create, list or revoke API tokens\n"
     "  user         add, list or remove users; set passwords; grant or revoke roles\n"
-    "  project      add, list or remove projects\n"
+    "  project      add, list, set (BMC password rotation policy) or remove projects\n"
     "  keys rotate  re-encrypt every credential under a new master key, while the service runs\n"
     "  backup       write the database to a file (pg_dump), also while the service runs\n"
     "  restore      restore a backup into an empty database (or replace one's data: --force)\n"
@@ -40,6 +40,8 @@ constexpr const char* usage =
     "  bulk         one action on every node a selector matches\n"
     "  firmware     firmware images and updates of owned servers\n"
     "  rollout      staged firmware rollouts (canary, batches, health gate)\n"
+    "  bios         BIOS settings of owned servers: show, history, set, baselines and drift\n"
+    "  credentials  rotate the BMC passwords Ironhold uses (credentials rotate NODE...)\n"
     "  gpu-model    the GPU catalogue: canonical models, aliases, unmapped names\n"
     "  task         show, list or cancel tasks\n"
     "  audit        list audit entries, or verify the audit chain\n"
@@ -87,6 +89,8 @@ int main(int argc, char** argv) {
   if (command == "reprovision") return ironhold::cli::run_reprovision_command(rest);
   if (command == "bulk") return ironhold::cli::run_bulk_command(rest);
   if (command == "firmware") return ironhold::cli::run_firmware_command(rest);
+  if (command == "bios") return ironhold::cli::run_bios_command(rest);
+  if (command == "credentials") return ironhold::cli::run_credentials_command(rest);
   if (command == "rollout") return ironhold::cli::run_rollout_command(rest);
   if (command == "gpu-model") return ironhold::cli::run_gpu_model_command(rest);
   std::cerr << "ironhold: unknown command \"" << command << "\"\n\n" << usage;

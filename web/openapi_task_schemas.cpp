@@ -119,6 +119,50 @@ json task_schemas() {
           "MultipartHttpPushUri), auto (pull when the BMC takes the URL, else push)"}}},
        {"timeout_s",
         seconds(10, 14400, 3600, "how long the BMC's update task may take to finish")}});
+  json bios = request(
+      json::array(),
+      {{"attributes",
+        {{"type", "object"},
+         {"additionalProperties", {{"type", {"string", "number", "boolean"}}}},
+         {"description",
+          "BIOS attribute names (as the BMC's Bios.Attributes names them) and the values to set"}}},
+       {"from_baseline",
+        {{"type", "boolean"},
+         {"default", false},
+         {"description",
+          "set the attributes of the node model's BIOS baseline (those named in \"attributes\" "
+          "win)"}}},
+       {"boot_order",
+        {{"type", "array"},
+         {"items", {{"type", "string"}}},
+         {"description", "the System's Boot.BootOrder, as boot option references"}}},
+       {"apply_time",
+        {{"type", "string"},
+         {"enum", {"OnReset", "Immediate"}},
+         {"default", "OnReset"},
+         {"description", "when the BMC applies them; it must list it in SupportedApplyTimes"}}},
+       {"reset",
+        {{"type", "boolean"},
+         {"default", true},
+         {"description",
+          "reset the System so that the BIOS applies them now (false: they stay pending until its "
+          "next reset, and the task ends unverified)"}}},
+       {"timeout_s", seconds(10, 7200, 1800, "how long the BIOS may take to show the values")}});
+  json rotation = request(
+      json::array(),
+      {{"password",
+        {{"type", "string"},
+         {"minLength", 8},
+         {"maxLength", 64},
+         {"writeOnly", true},
+         {"description",
+          "the new password (printable ASCII, no spaces; IPMI: at most 16); default: one made "
+          "for each node"}}},
+       {"length",
+        {{"type", "integer"},
+         {"minimum", 12},
+         {"maximum", 64},
+         {"description", "the length of a made password (default 20, IPMI 16)"}}}});
   json selector = {
       {"type", "object"},
       {"minProperties", 1},
@@ -156,7 +200,9 @@ json task_schemas() {
           {"BootRequest", boot},
           {"IdentifyRequest", identify},
           {"ReprovisionRequest", reprovision},
-          {"FirmwareUpdateRequest", firmware}};
+          {"FirmwareUpdateRequest", firmware},
+          {"BiosRequest", bios},
+          {"CredentialRotationRequest", rotation}};
 }
 
 }  // namespace ironhold::web::openapi

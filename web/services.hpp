@@ -11,6 +11,7 @@
 #include "inventory/db/alert_store.hpp"
 #include "inventory/db/audit_store.hpp"
 #include "inventory/db/baseline_store.hpp"
+#include "inventory/db/bios_store.hpp"
 #include "inventory/db/cloud_account_store.hpp"
 #include "inventory/db/event_subscription_store.hpp"
 #include "inventory/db/export_store.hpp"
@@ -109,6 +110,8 @@ struct Services {
   // Boot images (ISOs) a BMC mounts as virtual media to reprovision a node; kept like firmware
   // images, and downloaded through URLs the same signer signs (null: 503).
   db::FirmwareImageStore* boot_images = nullptr;
+  // BIOS settings as recorded, and the per-model BIOS baselines (null: 503).
+  db::BiosStore* bios = nullptr;
 
   // Runs fn() on the blocking pool (see on_pool).
   template <class Fn>

@@ -100,8 +100,21 @@ std::pair<std::string, json> bulk_action_of(const std::vector<std::string>& word
     if (words.size() == 2) p["image"] = words[1];
     return {action, p};
   }
+  if (action == "credentials") {
+    // Every matched node's BMC password rotated, each to a password made for it.
+    need(2, "credentials rotate");
+    if (words[1] != "rotate") throw UsageError("credentials takes rotate");
+    return {action, json::object()};
+  }
+  if (action == "bios") {
+    // The model's BIOS baseline, on every node matched: drift put right in bulk.
+    need(2, "bios from-baseline");
+    if (words[1] != "from-baseline") throw UsageError("bios takes from-baseline");
+    return {action, {{"from_baseline", true}}};
+  }
   throw UsageError("unknown action \"" + action +
-                   "\": power, boot, identify, inspect or reprovision");
+                   "\": power, boot, identify, inspect, reprovision, bios from-baseline or "
+                   "credentials rotate");
 }
 
 int bulk(const Args& a) {
@@ -192,7 +205,8 @@ int run_bulk_command(std::span<const std::string> argv) {
   options.push_back(make_option("dry-run", "", "Only list the nodes the selector matches."));
   return run_action(argv, "ironhold bulk", "ACTION [ARGS]",
                     "One action on every node a selector matches: power ACTION, boot DEVICE, "
-                    "identify on|off, inspect or reprovision [IMAGE].",
+                    "identify on|off, inspect, reprovision [IMAGE], bios from-baseline or "
+                    "credentials rotate.",
                     std::move(options), &bulk);
 }
 

@@ -14,6 +14,8 @@ int run_task_command(std::span<const std::string> argv);
 int run_reprovision_command(std::span<const std::string> argv);
 int run_bulk_command(std::span<const std::string> argv);
 int run_firmware_command(std::span<const std::string> argv);
+int run_bios_command(std::span<const std::string> argv);
+int run_credentials_command(std::span<const std::string> argv);
 int run_rollout_command(std::span<const std::string> argv);
 
 }  // namespace ironhold::cli

@@ -1,5 +1,6 @@
-// `ironhold project add|list|rm`: on the database directly, like `ironhold user`, so projects can
-// be laid out before anyone signs in.
+// `ironhold project add|list|set|rm`: on the database directly, like `ironhold user`, so projects
+// can be laid out before anyone signs in. `set` gives a project its BMC password rotation policy
+// (PATCH /api/v1/projects/{name} does the same through the API).
 #include <iostream>
 
 #include "app/cli/client_options.hpp"
@@ -25,7 +26,28 @@ json project_json(const db::ProjectInfo& p) {
           {"created_by", opt(p.created_by)},
           {"created_at", opt(p.created_at)},
           {"nodes", p.nodes},
-          {"cloud_accounts", p.cloud_accounts}};
+          {"cloud_accounts", p.cloud_accounts},
+          {"bmc_password_max_age_days",
+           p.bmc_password_max_age_days ? json(*p.bmc_password_max_age_days) : json(nullptr)}};
+}
+
+std::string days_text(const std::optional<int>& days) {
+  return days ? std::to_string(*days) + " days" : std::string("never");
+}
+
+// "90", "90d" or "never" (no rotation by the policy).
+std::optional<int> parse_max_age(const std::string& given) {
+  if (given == "never") return std::nullopt;
+  std::string text = given;
+  if (!text.empty() && text.back() == 'd') text.pop_back();
+  try {
+    std::size_t used = 0;
+    const int days = std::stoi(text, &used);
+    if (used == text.size()) return days;
+  } catch (const std::exception&) {
+  }
+  throw cli::UsageError(
+      "--bmc-password-max-age takes a number of days (90 or 90d) or never, not \"" + given + "\"");
 }
 
 struct ProjectDatabase {
@@ -94,11 +116,40 @@ int list(std::span<const std::string> argv) {
     cli::print_json(items);
     return 0;
   }
-  cli::Table table({"NAME", "NODES", "ACCOUNTS", "DESCRIPTION"});
+  cli::Table table({"NAME", "NODES", "ACCOUNTS", "BMC PASSWORD MAX AGE", "DESCRIPTION"});
   for (const auto& project : projects)
     table.add_row({project.name, std::to_string(project.nodes),
-                   std::to_string(project.cloud_accounts), project.description});
+                   std::to_string(project.cloud_accounts),
+                   days_text(project.bmc_password_max_age_days), project.description});
   std::cout << table.render();
+  return 0;
+}
+
+int set(std::span<const std::string> argv) {
+  auto options = database_options();
+  options.push_back({"bmc-password-max-age", 0, true, false,
+                     "rotate the BMC passwords of the project's owned servers once they are this "
+                     "old (never: only by hand)",
+                     "", "", "DAYS|never"});
+  options.push_back({"output", 'o', true, false, "table or json", "", "table", "FORMAT"});
+  cli::Args args("ironhold project set", "NAME", "Set a project's BMC password rotation policy",
+                 options);
+  args.parse(argv);
+  if (args.help_requested()) return std::cout << args.help_text(), 0;
+  const std::string& name = one_name(args, "set");
+  const auto given = args.get("bmc-password-max-age");
+  if (!given) throw cli::UsageError("name what to set: --bmc-password-max-age DAYS|never");
+  const std::optional<int> days = parse_max_age(*given);
+  const auto format = cli::output_format(args);
+  auto p = open_projects(args);
+  const auto project = db::ProjectStore(*p.database).set_password_max_age(name, days);
+  audit(*p.database, "project.update", project,
+        {{"bmc_password_max_age_days", days ? json(*days) : json(nullptr)}});
+  if (format == cli::OutputFormat::json)
+    cli::print_json(project_json(project));
+  else
+    std::cerr << "project " << project.name << ": BMC passwords rotated after "
+              << days_text(project.bmc_password_max_age_days) << "\n";
   return 0;
 }
 
@@ -122,9 +173,11 @@ int run_project_command(std::span<const std::string> argv) {
   using namespace project_commands;
   return cli::run_guarded("project", [&] {
     const std::string usage =
-        "usage: ironhold project add|list|rm [options]\n"
+        "usage: ironhold project add|list|set|rm [options]\n"
         "  add NAME [--description TEXT]   add a project\n"
         "  list                            list projects\n"
+        "  set NAME --bmc-password-max-age DAYS|never\n"
+        "                                  rotate its BMC passwords once this old\n"
         "  rm NAME                         remove a project that never held anything\n"
         "Run ironhold project SUBCOMMAND --help for its options.\n";
     if (argv.empty() || argv[0] == "--help" || argv[0] == "-h") {
@@ -134,6 +187,7 @@ int run_project_command(std::span<const std::string> argv) {
     const auto rest = argv.subspan(1);
     if (argv[0] == "add") return add(rest);
     if (argv[0] == "list") return list(rest);
+    if (argv[0] == "set") return set(rest);
     if (argv[0] == "rm") return remove_project(rest);
     throw cli::UsageError("unknown project subcommand \"" + argv[0] + "\"\n" + usage);
   });

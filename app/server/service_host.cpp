@@ -56,6 +56,7 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
       boot_images_(std::make_unique<db::FirmwareImageStore>(*database_, "boot")),
       rollouts_(std::make_unique<db::RolloutStore>(*database_, box_, *tasks_)),
       baselines_(std::make_unique<db::BaselineStore>(*database_)),
+      bios_(std::make_unique<db::BiosStore>(*database_)),
       sessions_(std::make_unique<db::SessionStore>(*database_)),
       sign_in_throttle_(std::make_unique<db::SignInThrottle>(*database_)),
       url_signer_(config.master_key),
@@ -95,6 +96,9 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
     rollout_runner_ =
         std::make_unique<RolloutRunner>(io_.get_executor(), blocking_pool_, *rollouts_,
                                         task_engine_.get(), config.rollout_interval);
+    password_rotation_ =
+        std::make_unique<PasswordRotation>(io_.get_executor(), blocking_pool_, *tasks_,
+                                           task_engine_.get(), config.password_rotation_interval);
   }
   services_ = std::make_unique<web::Services>(web::Services{*database_,
                                                             *nodes_,
@@ -120,6 +124,7 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
                                                             sessions_.get()});
   services_->sign_in_throttle = sign_in_throttle_.get();
   services_->boot_images = boot_images_.get();
+  services_->bios = bios_.get();
   services_->projects = projects_.get();
   alert_store_ = std::make_unique<db::AlertStore>(*database_, box_);
   services_->alerts = alert_store_.get();
@@ -209,6 +214,7 @@ boost::asio::ip::tcp::endpoint ServiceHost::start() {
   if (cloud_sync_) cloud_sync_->start();
   if (task_engine_) task_engine_->start();
   if (rollout_runner_) rollout_runner_->start();
+  if (password_rotation_) password_rotation_->start();
   if (alert_engine_) alert_engine_->start();
   if (event_subscriber_) event_subscriber_->start();
   for (int i = 0; i < std::max(1, config_.io_threads); ++i)
@@ -358,6 +364,8 @@ void ServiceHost::stop() {
   };
   if (!threads_.empty()) {
     if (rollout_runner_) timed("rollouts_ms", [&] { rollout_runner_->stop(left()); });
+    if (password_rotation_)
+      timed("password_rotation_ms", [&] { password_rotation_->stop(left()); });
     if (alert_engine_) timed("alerts_ms", [&] { alert_engine_->stop(left()); });
     if (event_subscriber_)
       timed("event_subscriptions_ms", [&] { event_subscriber_->stop(left()); });

@@ -43,6 +43,7 @@
 #include "inventory/db/user_store.hpp"
 #include "inventory/events/event_subscriber.hpp"
 #include "inventory/poller/poller.hpp"
+#include "inventory/tasks/password_rotation.hpp"
 #include "inventory/tasks/rollout_runner.hpp"
 #include "inventory/tasks/task_engine.hpp"
 #include "web/api.hpp"
@@ -104,6 +105,8 @@ struct ServiceConfig {
   TaskEngineOptions tasks;
   // How often firmware rollouts are moved on (runs with the task engine).
   std::chrono::milliseconds rollout_interval{2000};
+  // How often the projects' BMC password rotation policies are checked (runs with the engine).
+  std::chrono::milliseconds password_rotation_interval{std::chrono::minutes(10)};
   // Alerts: evaluated and notified by every instance (one evaluates at a time).
   bool alerts_enabled = true;
   alerts::AlertEngineOptions alerts;
@@ -187,6 +190,7 @@ class ServiceHost {
   std::unique_ptr<db::FirmwareImageStore> boot_images_;
   std::unique_ptr<db::RolloutStore> rollouts_;
   std::unique_ptr<db::BaselineStore> baselines_;
+  std::unique_ptr<db::BiosStore> bios_;
   std::unique_ptr<db::SessionStore> sessions_;
   std::unique_ptr<db::SignInThrottle> sign_in_throttle_;
   crypto::UrlSigner url_signer_;
@@ -207,6 +211,7 @@ class ServiceHost {
   std::unique_ptr<CloudSync> cloud_sync_;
   std::unique_ptr<TaskEngine> task_engine_;
   std::unique_ptr<RolloutRunner> rollout_runner_;
+  std::unique_ptr<PasswordRotation> password_rotation_;
   std::unique_ptr<db::AlertStore> alert_store_;
   std::unique_ptr<alerts::WebhookSender> webhook_sender_;
   std::unique_ptr<alerts::AlertEngine> alert_engine_;

@@ -1,5 +1,7 @@
 #include "bmc/ipmi/commands.hpp"
 
+#include <algorithm>
+
 namespace ironhold::bmc::ipmi {
 
 std::string response_too_short(const char* what, std::size_t got, std::size_t need) {
@@ -106,6 +108,39 @@ Command chassis_control(ChassisControl action) {
 
 Command chassis_identify(std::uint8_t seconds) {
   return {kNetFnChassis, 0x04, {seconds}};
+}
+
+Command get_user_access(std::uint8_t user_id, std::uint8_t channel) {
+  return {kNetFnApp,
+          0x44,
+          {static_cast<std::uint8_t>(channel & 0x0F), static_cast<std::uint8_t>(user_id & 0x3F)}};
+}
+
+std::variant<std::uint8_t, std::string> parse_max_user_ids(ByteView data) {
+  if (data.size() < 4) return response_too_short("Get User Access", data.size(), 4);
+  return static_cast<std::uint8_t>(data[0] & 0x3F);
+}
+
+Command get_user_name(std::uint8_t user_id) {
+  return {kNetFnApp, 0x46, {static_cast<std::uint8_t>(user_id & 0x3F)}};
+}
+
+std::variant<UserName, std::string> parse_user_name(ByteView data) {
+  if (data.size() < 16) return response_too_short("Get User Name", data.size(), 16);
+  UserName out{std::string(data.begin(), data.begin() + 16)};
+  out.name.erase(std::find(out.name.begin(), out.name.end(), '\0'), out.name.end());
+  return out;
+}
+
+Command set_user_password(std::uint8_t user_id, const std::string& password) {
+  const bool long_form = password.size() > 16;
+  Command c{kNetFnApp, 0x47, {}};
+  c.data.push_back(static_cast<std::uint8_t>((user_id & 0x3F) | (long_form ? 0x80 : 0x00)));
+  c.data.push_back(0x02);  // operation 10b: set password
+  Bytes padded(long_form ? 20 : 16, 0x00);
+  std::copy(password.begin(), password.end(), padded.begin());
+  c.data.insert(c.data.end(), padded.begin(), padded.end());
+  return c;
 }
 
 Command bmc_cold_reset() {

@@ -94,6 +94,20 @@ std::variant<Bytes, std::string> parse_cipher_suite_page(ByteView data);
 // The standard suite ids the concatenated record bytes list, in the BMC's order.
 std::vector<std::uint8_t> cipher_suite_ids(ByteView records);
 
+// --- User accounts: Get User Access (App 44h), Get User Name (App 46h), Set User Password
+// (App 47h) ---
+// Channel 0Eh is "the channel this request came in on".
+Command get_user_access(std::uint8_t user_id, std::uint8_t channel = 0x0E);
+// The user IDs the channel has (bits 5:0 of the first data byte), or an error.
+std::variant<std::uint8_t, std::string> parse_max_user_ids(ByteView data);
+Command get_user_name(std::uint8_t user_id);
+struct UserName {
+  std::string name;  // its NUL padding removed; empty for an unused ID
+};
+std::variant<UserName, std::string> parse_user_name(ByteView data);
+// Sets the password (1 to 20 bytes; longer than 16 uses the 20-byte form).
+Command set_user_password(std::uint8_t user_id, const std::string& password);
+
 // --- Set Session Privilege Level (App 3Bh) and Close Session (App 3Ch) ---
 Command set_session_privilege(std::uint8_t level);  // 4: administrator
 Command close_session(std::uint32_t bmc_session_id);

@@ -96,6 +96,13 @@ class IpmiDriver final : public NodeDriver {
   boost::asio::awaitable<ActionReport> send_action(const DriverTarget& target, Command command,
                                                    std::string detail);
 
+ public:
+  // Set User Password (App 47h) for the user ID whose name is the target's username, found with
+  // Get User Access and Get User Name (ipmi_users.cpp).
+  boost::asio::awaitable<ActionReport> change_bmc_password(const DriverTarget& target,
+                                                           std::string new_password) override;
+
+ private:
   boost::asio::any_io_executor executor_;
   IpmiDriverOptions options_;
   LanClient client_;

@@ -431,6 +431,7 @@ class Crawl {
     co_await read_linked_members(system, "Memory");
     co_await read_linked_members(system, "EthernetInterfaces");
     co_await read_linked_members(system, "SimpleStorage");
+    co_await read_linked(system, "Bios");  // its attributes; the settings object only in a task
     const json* document = graph().find(system);
     std::string storage = document ? link_of(*document, "Storage") : std::string{};
     if (storage.empty()) co_return;

@@ -4,6 +4,7 @@
 #include <set>
 #include <utility>
 
+#include "bmc/redfish/bios.hpp"
 #include "bmc/redfish/json_read.hpp"
 #include "bmc/redfish/normalize_gpu.hpp"
 #include "bmc/redfish/normalize_links.hpp"
@@ -139,6 +140,8 @@ SystemInventory normalize_inventory(const ResourceGraph& graph, const std::strin
     id.asset_tag = read_string(system, "AssetTag");
     id.uuid = read_string(system, "UUID");
     id.bios_version = read_string(system, "BiosVersion");
+    const std::string bios = link_of(*system, "Bios");
+    if (!bios.empty()) inventory.bios = bios_settings(*system, graph.find(bios));
   }
   ComponentsResult parts = normalize_components(graph, system_path, baseboards);
   if (!baseboards.empty())

@@ -70,6 +70,15 @@ class RedfishDriver final : public NodeDriver {
                                                             std::string image_url) override;
   boost::asio::awaitable<ActionReport> eject_virtual_media(const DriverTarget& target,
                                                            std::string system_id) override;
+  // The System's Bios resource and its settings object (bios.hpp).
+  boost::asio::awaitable<BiosReport> read_bios(const DriverTarget& target,
+                                               std::string system_id) override;
+  boost::asio::awaitable<ActionReport> write_bios(const DriverTarget& target, std::string system_id,
+                                                  BiosChange change) override;
+  // The password of the account the target logs in with (accounts.hpp), and a fresh login.
+  boost::asio::awaitable<ActionReport> change_bmc_password(const DriverTarget& target,
+                                                           std::string new_password) override;
+  boost::asio::awaitable<DriverOutcome> check_login(const DriverTarget& target) override;
   // The SSH serial console the System's Manager advertises (ssh_console.hpp).
   boost::asio::awaitable<ConsoleOpenReport> open_console(const DriverTarget& target,
                                                          std::string system_id,
@@ -94,9 +103,9 @@ class RedfishDriver final : public NodeDriver {
   };
 
   CrawlOptions crawl_options(CrawlScope scope) const;
-  // An action through a connection of its own to the target (redfish_virtual_media.cpp).
-  template <class Act>
-  boost::asio::awaitable<ActionReport> with_connection(const DriverTarget& target, Act act);
+  // An action through a connection of its own to the target (with_connection.hpp).
+  template <class Report = ActionReport, class Act>
+  boost::asio::awaitable<Report> with_connection(const DriverTarget& target, Act act);
   // Resolves the target and crawls it through a connection of its own.
   boost::asio::awaitable<NodeCrawl> crawl_node(const DriverTarget& target, CrawlOptions options);
   std::vector<std::string> known_systems(const std::string& node_id) const;

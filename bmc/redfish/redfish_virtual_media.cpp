@@ -2,24 +2,11 @@
 // connection of its own like the other actions.
 #include "bmc/redfish/redfish_driver.hpp"
 #include "bmc/redfish/virtual_media.hpp"
+#include "bmc/redfish/with_connection.hpp"
 
 namespace ironhold::bmc::redfish {
 
 namespace asio = boost::asio;
-
-template <class Act>
-asio::awaitable<ActionReport> RedfishDriver::with_connection(const DriverTarget& target, Act act) {
-  auto resolved = resolve_target(target);
-  if (auto* e = std::get_if<DriverError>(&resolved)) {
-    ActionReport report;
-    report.error = std::move(*e);
-    co_return report;
-  }
-  RedfishConnection connection(client_, sessions_, options_.transport,
-                               std::get<RedfishTarget>(std::move(resolved)));
-  auto acting = act(connection);  // not inside the co_await (GCC 12)
-  co_return co_await std::move(acting);
-}
 
 asio::awaitable<ActionReport> RedfishDriver::insert_virtual_media(const DriverTarget& target,
                                                                   std::string system_id,

@@ -189,6 +189,11 @@ asio::awaitable<std::shared_ptr<SerialConsoleHub::Attachment>> SerialConsoleHub:
   if (auto it = lines.find(t.node_id); it != lines.end()) {
     line = it->second;
   } else {
+    // A login now could use the password the BMC is being moved off (a refusal it counts).
+    if (t.rotating)
+      throw conflict("the BMC password of node " + t.node_name +
+                     " is being rotated; open its console again when the rotation has ended "
+                     "(a minute or two)");
     line = std::make_shared<Line>(strand);
     line->node_id = t.node_id;
     line->node_name = t.node_name;

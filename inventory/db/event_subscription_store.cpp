@@ -14,7 +14,7 @@ namespace {
 
 using nlohmann::json;
 
-SubscriptionJob job_from_row(const pqxx::row& r, const crypto::SecretBox& box) {
+SubscriptionJob subscription_job_from_row(const pqxx::row& r, const crypto::SecretBox& box) {
   SubscriptionJob job;
   job.target.node_id = r[0].as<std::string>();
   job.state = r[1].as<std::string>();
@@ -54,7 +54,7 @@ const FamilyNode& node_for(const std::vector<FamilyNode>& family, const std::str
   return family.front();  // the enrolled node: its own System, or the BMC itself
 }
 
-Severity severity_of(Health health) {
+Severity event_severity_of(Health health) {
   return health == Health::critical  ? Severity::critical
          : health == Health::warning ? Severity::warning
                                      : Severity::info;
@@ -123,7 +123,7 @@ std::vector<SubscriptionJob> EventSubscriptionStore::claim(const std::string& ow
         owner, limit, static_cast<int>(lease.count()));
     std::vector<SubscriptionJob> jobs;
     jobs.reserve(rows.size());
-    for (const auto& row : rows) jobs.push_back(job_from_row(row, box_));
+    for (const auto& row : rows) jobs.push_back(subscription_job_from_row(row, box_));
     return jobs;
   });
 }
@@ -233,7 +233,7 @@ PushRecorded EventSubscriptionStore::record_pushed(const std::string& secret,
         details["from"] = node.health;
         details["to"] = health;
         append_event(
-            tx, {node.id, node.name, "health_change", severity_of(*e.health),
+            tx, {node.id, node.name, "health_change", event_severity_of(*e.health),
                  "health changed from " + node.health + " to " + health + " (pushed by the BMC)",
                  std::move(details)});
         for (auto& n : family)

@@ -108,6 +108,16 @@ std::string location_unit(const NodeSpec& spec) {
 
 }  // namespace
 
+NodeSecrets read_node_secrets(pqxx::work& tx, const crypto::SecretBox& box,
+                              const std::string& node_id) {
+  return read_secrets(tx, box, node_id);
+}
+
+void write_node_secrets(pqxx::work& tx, const crypto::SecretBox& box, const std::string& node_id,
+                        const NodeSecrets& secrets) {
+  write_secrets(tx, box, node_id, secrets);
+}
+
 Node NodeStore::create(const NodeSpec& spec) {
   return transact(db_, [&](pqxx::work& tx) {
     const auto unit = location_unit(spec);

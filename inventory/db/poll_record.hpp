@@ -65,6 +65,10 @@ void record_sensors(pqxx::transaction_base& tx, const PolledNode& node,
                     const std::vector<HardwareEvent>& events);
 void record_inventory(pqxx::transaction_base& tx, PolledFamily& family,
                       const InspectionReport& report);
+// The node's BIOS settings as a new version when they differ from the current one.
+void record_bios(pqxx::transaction_base& tx, const PolledNode& node, const BiosSettings& bios);
+// [{attribute, from, to}] for every attribute whose value differs (null: absent on that side).
+nlohmann::json bios_changes(const nlohmann::json& before, const nlohmann::json& after);
 
 // An event row of the node (kind: "health_change", "tls_pin_mismatch", ...).
 void add_event(pqxx::transaction_base& tx, const PolledNode& node, const std::string& kind,

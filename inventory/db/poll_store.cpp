@@ -65,6 +65,7 @@ std::string claim_statement(std::string_view tier) {
       "     AND ",
       tier,
       "     AND n.driver = ANY($2::text[]) AND n.retired_at IS NULL"
+      "     AND (n.bmc_quiet_until IS NULL OR n.bmc_quiet_until < now())"
       "   ORDER BY s.next_due LIMIT $3 FOR UPDATE OF s SKIP LOCKED), "
       "claimed AS ("
       "  UPDATE poll_schedule s SET lease_owner = $1, "

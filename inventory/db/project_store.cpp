@@ -12,7 +12,8 @@ namespace {
 const std::string project_columns =
     "p.name, p.description, p.created_by, rfc3339(p.created_at), "
     "(SELECT count(*) FROM nodes n WHERE n.project = p.name), "
-    "(SELECT count(*) FROM cloud_accounts a WHERE a.project = p.name AND a.deleted_at IS NULL)";
+    "(SELECT count(*) FROM cloud_accounts a WHERE a.project = p.name AND a.deleted_at IS NULL), "
+    "p.bmc_password_max_age_days";
 
 ProjectInfo project_from_row(const pqxx::row& r) {
   ProjectInfo p;
@@ -22,6 +23,7 @@ ProjectInfo project_from_row(const pqxx::row& r) {
   p.created_at = optional_text(r[3]);
   p.nodes = r[4].as<long long>();
   p.cloud_accounts = r[5].as<long long>();
+  if (!r[6].is_null()) p.bmc_password_max_age_days = r[6].as<int>();
   return p;
 }
 
@@ -48,6 +50,21 @@ ProjectInfo ProjectStore::add(const std::string& name, const std::string& descri
     auto r =
         tx.exec_params("SELECT " + project_columns + " FROM projects p WHERE p.name = $1", name);
     return project_from_row(r[0]);
+  });
+}
+
+ProjectInfo ProjectStore::set_password_max_age(std::string_view name, std::optional<int> days) {
+  if (days && (*days < 1 || *days > 3650))
+    throw unprocessable("\"bmc_password_max_age_days\" must be 1 to 3650 (or null: never)",
+                        "bmc_password_max_age_days");
+  return transact(db_, [&](pqxx::work& tx) {
+    const auto r = tx.exec_params(
+        "UPDATE projects SET bmc_password_max_age_days = $2 WHERE name = $1 RETURNING name",
+        std::string(name), days);
+    if (r.empty())
+      throw not_found("no project is named \"" + std::string(name).substr(0, 100) + "\"");
+    return project_from_row(tx.exec_params(
+        "SELECT " + project_columns + " FROM projects p WHERE p.name = $1", std::string(name))[0]);
   });
 }
 

@@ -15,6 +15,8 @@ struct ProjectInfo {
   std::string description;
   std::optional<std::string> created_by, created_at;
   long long nodes = 0, cloud_accounts = 0;
+  // The rotation policy: BMC passwords older than this many days are rotated (none: never).
+  std::optional<int> bmc_password_max_age_days;
 };
 
 class ProjectStore {
@@ -30,6 +32,8 @@ class ProjectStore {
   // Throws not_found, or conflict while anything (nodes, accounts, history, grants, tokens) still
   // refers to it: a project's records are evidence and are not dropped with it.
   ProjectInfo remove(std::string_view name);
+  // Sets (or with nullopt clears) the project's BMC password rotation policy; not_found.
+  ProjectInfo set_password_max_age(std::string_view name, std::optional<int> days);
 
  private:
   Database& db_;

@@ -310,6 +310,7 @@ void record_inventory(pqxx::transaction_base& tx, PolledFamily& family,
         db_text(system.system_id));
     record_components(tx, *node, announce, system.components, unlisted);
     record_firmware(tx, *node, announce, system.firmware);
+    if (system.bios) record_bios(tx, *node, *system.bios);
     record_sensors(tx, *node, system.sensors, system.events);
   }
 }

@@ -16,7 +16,7 @@ std::optional<SerialConsoleTarget> SerialConsoleStore::target(const std::string&
         "SELECT n.id::text, n.name, n.project, n.source, n.driver, n.retired_at IS NOT NULL, "
         "       n.system_id, b.id::text, b.name, b.endpoint, b.options::text, b.tls_fingerprint, "
         "       (SELECT encode(c.sealed, 'hex') FROM node_credentials c WHERE c.node_id = b.id), "
-        "       b.ssh_host_key "
+        "       b.ssh_host_key, coalesce(b.bmc_quiet_until > now(), false) "
         "  FROM nodes n JOIN nodes b ON b.id = coalesce(n.parent_id, n.id) WHERE n.id = $1::uuid",
         node_id);
     if (rows.empty()) return std::nullopt;
@@ -33,6 +33,7 @@ std::optional<SerialConsoleTarget> SerialConsoleStore::target(const std::string&
     t.target.node_name = r[8].as<std::string>();
     read_bmc_columns(t.target, r, 9, box_);
     if (!r[13].is_null()) t.target.pinned_ssh_host_key = r[13].as<std::string>();
+    t.rotating = r[14].as<bool>();
     return t;
   });
 }

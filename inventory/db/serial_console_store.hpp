@@ -22,6 +22,7 @@ struct SerialConsoleTarget {
   DriverTarget target;
   bool cloud = false;  // a cloud instance: its console is the provider's, not ours
   bool retired = false;
+  bool rotating = false;  // its BMC's password is being changed (migration 0032): no new login
 };
 
 struct SerialConsoleSession {

@@ -9,6 +9,9 @@
 #include "inventory/db/event_append.hpp"
 #include "inventory/db/node_query_sql.hpp"
 #include "inventory/db/node_rows.hpp"
+#include "inventory/db/node_secrets.hpp"
+#include "inventory/db/row_values.hpp"
+#include "inventory/db/savepoint.hpp"
 #include "inventory/db/task_insert.hpp"
 #include "inventory/db/task_rows.hpp"
 #include "inventory/db/task_step_audit.hpp"
@@ -90,6 +93,26 @@ void check_action_fits(const NewTask& task, const TargetNode& node) {
     if (node.lifecycle == Lifecycle::provisioning || node.lifecycle == Lifecycle::cleaning)
       throw conflict("cannot update the firmware of node \"" + node.name + "\" while it is " +
                      std::string(to_string(node.lifecycle)));
+  }
+  if (task.kind == TaskKind::bios) {
+    if (node.source == Source::cloud)
+      throw unprocessable("node \"" + node.name +
+                          "\" is a cloud instance: its BIOS is its provider's to set");
+    if (node.driver != "redfish")
+      throw unprocessable("node \"" + node.name + "\" is managed over " + node.driver +
+                          ", which has no standard way to set BIOS attributes: Ironhold sets "
+                          "them through Redfish Bios settings only");
+    if (node.lifecycle == Lifecycle::provisioning || node.lifecycle == Lifecycle::cleaning)
+      throw conflict("cannot change the BIOS of node \"" + node.name + "\" while it is " +
+                     std::string(to_string(node.lifecycle)));
+  }
+  if (task.kind == TaskKind::credentials) {
+    if (node.source == Source::cloud)
+      throw unprocessable("node \"" + node.name +
+                          "\" is a cloud instance: it has no BMC account of Ironhold's");
+    if (node.driver != "redfish" && node.driver != "ipmi")
+      throw unprocessable("node \"" + node.name + "\" is managed over " + node.driver +
+                          ", whose BMC accounts Ironhold cannot change");
   }
   if (task.automatic && node.maintenance)
     throw conflict("node \"" + node.name +
@@ -188,6 +211,119 @@ TaskParameters firmware_parameters(pqxx::work& tx, const NewTask& task, const Ta
   return out;
 }
 
+// A BIOS task's parameters with its model's baseline merged in (when asked), checked against the
+// BIOS the last inspection recorded: attributes it lacks, values of another type, an apply time
+// it does not list, or a BMC that names no settings object are refused before anything is sent.
+TaskParameters bios_parameters(pqxx::work& tx, const NewTask& task, const TargetNode& node) {
+  TaskParameters out = task.parameters;
+  json& p = out.parameters;
+  if (p.value("from_baseline", false)) {
+    if (!node.model)
+      throw unprocessable("node \"" + node.name +
+                              "\" has no model in its inventory yet, so it has no BIOS baseline",
+                          "from_baseline");
+    const auto rows =
+        tx.exec_params("SELECT attributes::text FROM bios_baselines WHERE model = $1", *node.model);
+    if (rows.empty())
+      throw unprocessable("there is no BIOS baseline for model \"" + *node.model +
+                              "\" (PUT /api/v1/bios/baselines/{model} sets one)",
+                          "from_baseline");
+    json attributes = json::parse(rows[0][0].c_str());
+    if (p.contains("attributes"))
+      for (const auto& [name, value] : p["attributes"].items()) attributes[name] = value;
+    p["attributes"] = std::move(attributes);
+    p["baseline_model"] = *node.model;
+  }
+  const auto recorded = tx.exec_params(
+      "SELECT attributes::text, apply_times::text, settable FROM bios_records "
+      " WHERE node_id = $1::uuid AND valid_to IS NULL",
+      node.id);
+  if (recorded.empty()) return out;  // never read: the task's own read decides
+  const json current = json::parse(recorded[0][0].c_str());
+  const json apply_times = json::parse(recorded[0][1].c_str());
+  if (p.contains("attributes")) {
+    if (!recorded[0][2].as<bool>())
+      throw unprocessable("the BMC of node \"" + node.name +
+                          "\" names no settings object for its BIOS (@Redfish.Settings), so its "
+                          "attributes cannot be written");
+    const auto problems = bios_change_problems(current, p["attributes"]);
+    if (!problems.empty()) {
+      std::string text;
+      for (const auto& problem : problems) text += (text.empty() ? "" : "; ") + problem;
+      throw unprocessable("node \"" + node.name + "\": " + text, "attributes");
+    }
+  }
+  const std::string apply_time = p.value("apply_time", std::string("OnReset"));
+  if (apply_times.is_array() && !apply_times.empty() &&
+      std::find(apply_times.begin(), apply_times.end(), json(apply_time)) == apply_times.end())
+    throw unprocessable("the BMC of node \"" + node.name + "\" applies BIOS settings only " +
+                            apply_times.dump() + ", not " + apply_time,
+                        "apply_time");
+  return out;
+}
+
+// A password of `length` characters from letters, digits and "-_.!+=", with one of each kind at
+// least: what BMCs' complexity rules ask for, and nothing a shell, a URL or JSON would mangle.
+std::string generated_password(int length) {
+  static constexpr std::string_view kinds[] = {"ABCDEFGHJKLMNPQRSTUVWXYZ",
+                                               "abcdefghijkmnopqrstuvwxyz", "23456789", "-_.!+="};
+  std::string all;
+  for (auto k : kinds) all += k;
+  std::vector<std::uint8_t> random(static_cast<std::size_t>(length) * 2);
+  for (;;) {
+    crypto::random_bytes(random);
+    std::string out;
+    // Rejection sampling keeps every character equally likely.
+    const std::size_t limit = 256 - 256 % all.size();
+    for (const std::uint8_t r : random)
+      if (r < limit && out.size() < static_cast<std::size_t>(length)) out += all[r % all.size()];
+    if (out.size() < static_cast<std::size_t>(length)) continue;
+    bool every_kind = true;
+    for (auto k : kinds) every_kind = every_kind && out.find_first_of(k) != std::string::npos;
+    OPENSSL_cleanse(random.data(), random.size());
+    if (every_kind) return out;
+    OPENSSL_cleanse(out.data(), out.size());
+  }
+}
+
+// A credentials task's new password: the one given, else one made for this node (16 characters
+// for IPMI, at most what its driver sets there; 20 elsewhere). One rotation of a node at a time.
+TaskParameters credentials_parameters(pqxx::work& tx, const NewTask& task, const TargetNode& node) {
+  TaskParameters out = task.parameters;
+  json& p = out.parameters;
+  const auto row = tx.exec_params(
+      "SELECT n.credentials_set, p.name FROM nodes n LEFT JOIN nodes p ON p.id = n.parent_id "
+      " WHERE n.id = $1::uuid",
+      node.id);
+  if (!row.empty() && !row[0][1].is_null())
+    throw unprocessable("node \"" + node.name + "\" is a System behind the BMC of node \"" +
+                        row[0][1].as<std::string>() + "\": rotate that node's credentials");
+  if (row.empty() || !row[0][0].as<bool>())
+    throw unprocessable("node \"" + node.name +
+                        "\" has no BMC credentials: there is no password of Ironhold's to rotate");
+  const auto running = tx.exec_params(
+      "SELECT id FROM tasks WHERE node_id = $1::uuid AND kind = 'credentials' "
+      "   AND state IN ('queued', 'running') LIMIT 1",
+      node.id);
+  if (!running.empty())
+    throw conflict("node \"" + node.name + "\" has a credential rotation under way (task " +
+                   running[0][0].as<std::string>() + ")");
+  const int max = node.driver == "ipmi" ? 16 : 64;
+  const char* too_long =
+      "IPMI passwords set by Ironhold have at most 16 characters (a BMC may take the 20-byte form "
+      "and then let no one in)";
+  if (out.secrets.contains("new_password")) {
+    if (out.secrets["new_password"].get<std::string>().size() > static_cast<std::size_t>(max))
+      throw unprocessable(too_long, "password");
+    return out;
+  }
+  const int length = p.value("length", node.driver == "ipmi" ? 16 : 20);
+  if (length > max) throw unprocessable(too_long, "length");
+  p["length"] = length;
+  out.secrets["new_password"] = generated_password(length);
+  return out;
+}
+
 // The task as it will be stored for `node` (owned servers' reprovisions get their image, firmware
 // updates what their image is).
 NewTask task_for_node(pqxx::work& tx, const NewTask& request, const TargetNode& node,
@@ -202,6 +338,9 @@ NewTask task_for_node(pqxx::work& tx, const NewTask& request, const TargetNode& 
                             "owned servers",
                         "via");
   if (request.kind == TaskKind::firmware) task.parameters = firmware_parameters(tx, request, node);
+  if (request.kind == TaskKind::bios) task.parameters = bios_parameters(tx, request, node);
+  if (request.kind == TaskKind::credentials)
+    task.parameters = credentials_parameters(tx, request, node);
   return task;
 }
 
@@ -506,11 +645,12 @@ std::vector<TaskJob> TaskStore::claim(const std::string& owner, int limit,
     // passes over a task that a cancel is changing.
     tx.exec("SELECT pg_advisory_xact_lock(" + std::to_string(kClaimLock) + ")");
     // Claimable: the oldest unfinished task of its node (the node lock), queued or running under
-    // an expired lease (its worker died), due, and within its bulk action's max_parallel.
+    // an expired lease (its worker died), due, within its bulk action's max_parallel, and not
+    // held off by a password rotation at its BMC (migration 0032).
     const auto claimed = tx.exec_params(
         "WITH heads AS ("
         "  SELECT DISTINCT ON (coalesce(t.node_id, t.id)) t.id, t.bulk_id, t.created_at, t.state,"
-        "         t.lease_expires, t.not_before"
+        "         t.lease_expires, t.not_before, t.kind, t.node_id"
         "    FROM tasks t WHERE t.state IN ('queued', 'running')"
         "   ORDER BY coalesce(t.node_id, t.id), t.created_at, t.id), "
         "ready AS ("
@@ -518,7 +658,9 @@ std::vector<TaskJob> TaskStore::claim(const std::string& owner, int limit,
         "         row_number() OVER (PARTITION BY h.bulk_id ORDER BY h.created_at, h.id) AS rank"
         "    FROM heads h"
         "   WHERE h.not_before <= now()"
-        "     AND (h.state = 'queued' OR h.lease_expires IS NULL OR h.lease_expires < now())), "
+        "     AND (h.state = 'queued' OR h.lease_expires IS NULL OR h.lease_expires < now())"
+        "     AND (h.kind = 'credentials' OR NOT EXISTS (SELECT 1 FROM nodes q"
+        "           WHERE q.id = h.node_id AND q.bmc_quiet_until > now()))), "
         "allowed AS ("
         "  SELECT r.id, r.created_at FROM ready r LEFT JOIN bulk_actions b ON b.id = r.bulk_id"
         "   WHERE r.bulk_id IS NULL"
@@ -586,6 +728,103 @@ bool TaskStore::save_steps(const std::string& id, const std::string& owner,
   });
 }
 
+std::vector<std::string> TaskStore::create_due_rotations(int limit) {
+  return transact(db_, [&](pqxx::work& tx) {
+    std::vector<std::string> ids;
+    const auto due = tx.exec_params(
+        "SELECT n.id, n.name FROM nodes n JOIN projects p ON p.name = n.project "
+        "  JOIN node_credentials c ON c.node_id = n.id "
+        " WHERE p.bmc_password_max_age_days IS NOT NULL AND n.retired_at IS NULL "
+        "   AND n.source = 'bmc' AND n.parent_id IS NULL AND n.driver IN ('redfish', 'ipmi') "
+        "   AND NOT n.maintenance "
+        "   AND c.updated_at < now() - make_interval(days => p.bmc_password_max_age_days) "
+        "   AND NOT EXISTS (SELECT 1 FROM tasks t WHERE t.node_id = n.id "
+        "         AND t.kind = 'credentials' AND (t.state IN ('queued', 'running') "
+        "          OR (t.automatic AND t.created_at > now() - interval '1 day'))) "
+        " ORDER BY c.updated_at LIMIT $1 FOR UPDATE OF n SKIP LOCKED",
+        limit);
+    for (const auto& row : due) {
+      NewTask task;
+      task.kind = TaskKind::credentials;
+      task.node = row[0].as<std::string>();
+      task.parameters = parse_task_parameters(TaskKind::credentials, json::object());
+      task.requested_by = "ironhold (BMC password rotation policy)";
+      task.automatic = true;
+      Savepoint one(tx, "due_rotation");
+      try {
+        ids.push_back(create_task_in(tx, box_, refusals_, task));
+        one.release();
+      } catch (const Error& e) {
+        log::warn("a due BMC password rotation was not started",
+                  {{"node", row[1].as<std::string>()}, {"error", e.what()}});
+      }
+    }
+    return ids;
+  });
+}
+
+bool TaskStore::store_rotated_password(const std::string& id, const std::string& owner,
+                                       const std::string& node_id,
+                                       const std::string& new_password) {
+  return transact(db_, [&](pqxx::work& tx) {
+    const auto held = tx.exec_params(
+        "SELECT t.requested_by, t.project, n.name FROM tasks t JOIN nodes n ON n.id = t.node_id "
+        " WHERE t.id = $1::uuid AND t.lease_owner = $2 AND t.state = 'running' "
+        "   AND t.node_id = $3::uuid FOR UPDATE OF t",
+        id, owner, node_id);
+    if (held.empty()) return false;
+    NodeSecrets secrets = read_node_secrets(tx, box_, node_id);
+    if (!secrets.credentials)
+      throw conflict("the node's credentials were removed while its password was being rotated");
+    secrets.credentials->password = new_password;
+    write_node_secrets(tx, box_, node_id, secrets);
+    const std::string node_name = held[0][2].as<std::string>();
+    append_event(tx, {node_id,
+                      node_name,
+                      "credentials_rotated",
+                      Severity::info,
+                      "the BMC password of \"" + secrets.credentials->username +
+                          "\" was changed and the new one stored",
+                      {{"task_id", id}, {"username", secrets.credentials->username}}});
+    AuditEntry entry;
+    entry.actor = optional_text(held[0][0]).value_or("ironhold");
+    entry.project = optional_text(held[0][1]);
+    entry.action = "node.credentials_rotated";
+    entry.target_type = "node";
+    entry.target_id = node_id;
+    entry.target_name = node_name;
+    entry.outcome = "succeeded";
+    entry.details = {{"task_id", id}, {"username", secrets.credentials->username}};
+    append_audit_entry(db_, tx, entry);
+    return true;
+  });
+}
+
+std::optional<int> TaskStore::hold_bmc(const std::string& id, const std::string& owner,
+                                       const std::string& node_id, std::chrono::seconds hold) {
+  return transact(db_, [&](pqxx::work& tx) -> std::optional<int> {
+    const auto held = tx.exec_params(
+        "SELECT 1 FROM tasks WHERE id = $1::uuid AND lease_owner = $2 AND state = 'running' "
+        "   AND node_id = $3::uuid FOR UPDATE",
+        id, owner, node_id);
+    if (held.empty()) return std::nullopt;
+    tx.exec_params(
+        "UPDATE nodes SET bmc_quiet_until = now() + $2::integer * interval '1 second' "
+        " WHERE id = $1::uuid OR parent_id = $1::uuid",
+        node_id, static_cast<int>(hold.count()));
+    return tx
+        .exec_params1(
+            "SELECT (SELECT count(*) FROM poll_schedule s JOIN nodes n ON n.id = s.node_id "
+            "         WHERE (n.id = $1::uuid OR n.parent_id = $1::uuid) "
+            "           AND s.lease_expires > now()) "
+            "     + (SELECT count(*) FROM tasks t JOIN nodes n ON n.id = t.node_id "
+            "         WHERE n.parent_id = $1::uuid AND t.state = 'running' "
+            "           AND t.lease_expires > now())",
+            node_id)[0]
+        .as<int>();
+  });
+}
+
 bool TaskStore::finish(const std::string& id, const std::string& owner, TaskState state,
                        const json& result, const std::optional<std::string>& error,
                        std::span<const TaskStep> steps) {
@@ -604,6 +843,10 @@ bool TaskStore::finish(const std::string& id, const std::string& owner, TaskStat
     if (r.affected_rows() != 1) return false;
     audit_step_changes(db_, tx, id, before, steps);
     const Task task = task_from_row(tx.exec_params1(task_by_id_sql(), id));
+    if (task.kind == TaskKind::credentials && task.node_id)
+      tx.exec_params(
+          "UPDATE nodes SET bmc_quiet_until = NULL WHERE id = $1::uuid OR parent_id = $1::uuid",
+          *task.node_id);
     // A release's cleaning moves the node on (available, or clean_failed), and so does a
     // reprovision (deployed, or provision_failed).
     const bool moves_lifecycle = task.kind == TaskKind::clean || task.kind == TaskKind::reprovision;

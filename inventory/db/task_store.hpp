@@ -134,6 +134,22 @@ class TaskStore {
   bool finish(const std::string& id, const std::string& owner, TaskState state,
               const nlohmann::json& result, const std::optional<std::string>& error,
               std::span<const TaskStep> steps);
+  // A credentials task's new password, verified at the BMC: stored as the node's password (its
+  // username kept) while the lease is held, with an event on the node and an audit entry, in one
+  // transaction. False when the lease was lost (nothing is written).
+  bool store_rotated_password(const std::string& id, const std::string& owner,
+                              const std::string& node_id, const std::string& new_password);
+  // A credentials task's hold on its node's BMC (migration 0032), set or renewed for `hold`: no
+  // new poll or task is claimed for the node or the Systems behind its BMC meanwhile. The number
+  // of polls and tasks claimed there before and still running (the rotation waits for them to
+  // end); std::nullopt when the lease was lost. finish() lets go of the hold.
+  std::optional<int> hold_bmc(const std::string& id, const std::string& owner,
+                              const std::string& node_id, std::chrono::seconds hold);
+  // The projects' rotation policies: an automatic credentials task for up to `limit` owned servers
+  // whose stored BMC password is older than their project's bmc_password_max_age_days, that have
+  // no rotation under way and no automatic one in the last day (a BMC that refuses is not asked
+  // again every scan). A node a rotation cannot be made for is skipped and logged. The ids made.
+  std::vector<std::string> create_due_rotations(int limit);
   // Gives the task back unfinished (this instance is stopping): its lease ends now, so the next
   // worker to claim it resumes it from its steps.
   void release(const std::string& id, const std::string& owner, std::span<const TaskStep> steps);

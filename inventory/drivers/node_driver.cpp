@@ -105,6 +105,37 @@ boost::asio::awaitable<ConsoleOpenReport> NodeDriver::open_console(const DriverT
   co_return report;
 }
 
+boost::asio::awaitable<BiosReport> NodeDriver::read_bios(const DriverTarget&, std::string) {
+  BiosReport report;
+  report.error = DriverError{DriverErrorCode::unsupported,
+                             "this driver cannot read BIOS settings (IPMI has no standard way)"};
+  co_return report;
+}
+
+boost::asio::awaitable<ActionReport> NodeDriver::write_bios(const DriverTarget&, std::string,
+                                                            BiosChange) {
+  ActionReport report;
+  report.error = DriverError{DriverErrorCode::unsupported,
+                             "this driver cannot change BIOS settings (IPMI has no standard way)"};
+  co_return report;
+}
+
+boost::asio::awaitable<ActionReport> NodeDriver::change_bmc_password(const DriverTarget&,
+                                                                     std::string) {
+  ActionReport report;
+  report.error =
+      DriverError{DriverErrorCode::unsupported, "this driver cannot change BMC passwords"};
+  co_return report;
+}
+
+boost::asio::awaitable<DriverOutcome> NodeDriver::check_login(const DriverTarget& target) {
+  StatusReport status = co_await poll_status(target);
+  DriverOutcome out;
+  out.error = std::move(status.error);
+  out.tls_fingerprint = std::move(status.tls_fingerprint);
+  co_return out;
+}
+
 std::string_view to_string(FirmwareTransfer v) {
   return transfer_names[static_cast<int>(v)];
 }

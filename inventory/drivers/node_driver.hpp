@@ -227,6 +227,18 @@ struct ConsoleOpenReport : DriverOutcome {
   std::optional<std::string> ssh_host_key;
 };
 
+// A System's BIOS as read for a task: the settings, what waits in the settings object for the
+// next reset, and what the BMC said about the last time settings were applied.
+struct BiosReport : DriverOutcome {
+  std::optional<BiosSettings> bios;  // absent: the BMC offers no BIOS settings (then `error`)
+  nlohmann::json pending = nlohmann::json::object();  // the settings object's Attributes
+  // @Redfish.Settings.Messages of the Bios resource, "MessageId: Message (RelatedProperties)".
+  std::vector<std::string> messages;
+  // Attributes those messages name (from RelatedProperties "/Attributes/X" or "#/X", or
+  // MessageArgs), with a MessageId other than Success: attributes the BIOS refused.
+  std::vector<std::string> refused;
+};
+
 class NodeDriver {
  public:
   virtual ~NodeDriver() = default;
@@ -289,6 +301,23 @@ class NodeDriver {
                                                                  std::string system_id,
                                                                  ConsoleEvents events);
 
+  // The System's BIOS settings (Redfish Bios and its @Redfish.Settings object); a driver or BMC
+  // without them answers `unsupported`.
+  virtual boost::asio::awaitable<BiosReport> read_bios(const DriverTarget& target,
+                                                       std::string system_id);
+  // Writes `change` to the BIOS settings object (attributes) and the System (boot order) with the
+  // apply time asked; the BIOS takes them at the next reset unless the apply time is Immediate.
+  // Writing values the settings object holds already is harmless, so a resumed task may resend.
+  virtual boost::asio::awaitable<ActionReport> write_bios(const DriverTarget& target,
+                                                          std::string system_id, BiosChange change);
+  // Changes the password of the BMC account the target logs in with (its credentials' username)
+  // to `new_password`: Redfish AccountService, IPMI Set User Password. A driver or BMC without
+  // user management answers `unsupported`. No report, detail or error ever holds either password.
+  virtual boost::asio::awaitable<ActionReport> change_bmc_password(const DriverTarget& target,
+                                                                   std::string new_password);
+  // Logs in afresh with the target's credentials (no session opened before is used) and reports
+  // whether the BMC takes them: auth_failed when it refuses them.
+  virtual boost::asio::awaitable<DriverOutcome> check_login(const DriverTarget& target);
   // Logs out of every session it holds (at service shutdown). Never throws.
   virtual boost::asio::awaitable<void> shutdown() = 0;
 };

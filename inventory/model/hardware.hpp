@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "inventory/model/bios.hpp"
 #include "inventory/model/enums.hpp"
 
 namespace ironhold {
@@ -120,6 +121,8 @@ struct SystemInventory {
   // (bmcweb with the host off, or a BMC just restarted). The components recorded before stay,
   // and so do their counts in the summary; nothing is taken for removed.
   std::vector<ComponentKind> unlisted_kinds;
+  // The BIOS settings, where the BMC reports them (Redfish Bios); absent: not read.
+  std::optional<BiosSettings> bios;
 };
 
 nlohmann::json to_json(const HardwareSummary& summary);

@@ -1,6 +1,9 @@
 #include "inventory/model/task.hpp"
 
+#include <set>
+
 #include "inventory/drivers/node_driver.hpp"
+#include "inventory/model/bios.hpp"
 #include "inventory/model/json_fields.hpp"
 #include "inventory/model/mac_address.hpp"
 
@@ -9,8 +12,9 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::string_view kind_names[] = {"power",   "boot",  "identify", "reprovision",
-                                           "inspect", "clean", "firmware"};
+constexpr std::string_view kind_names[] = {"power",       "boot",    "identify",
+                                           "reprovision", "inspect", "clean",
+                                           "firmware",    "bios",    "credentials"};
 constexpr std::string_view state_names[] = {"queued", "running", "succeeded", "failed",
                                             "cancelled"};
 constexpr std::string_view step_state_names[] = {"pending", "sending", "running",  "succeeded",
@@ -238,6 +242,75 @@ TaskParameters parse_task_parameters(TaskKind kind, const json& raw) {
       p["action"] = "off";
       p["timeout_s"] = bounded_seconds(body, "timeout_s", 5, 3600, 300);
       break;
+    case TaskKind::bios: {
+      reject_unknown_keys(
+          body, {"attributes", "from_baseline", "boot_order", "apply_time", "reset", "timeout_s"},
+          "", ErrorKind::invalid);
+      if (body.contains("attributes") && !body["attributes"].is_null())
+        p["attributes"] = parse_bios_attributes(body["attributes"], "attributes");
+      // The model's BIOS baseline: the store adds its attributes (those named here win).
+      p["from_baseline"] = optional_bool(body, "from_baseline", false);
+      if (body.contains("boot_order") && !body["boot_order"].is_null()) {
+        const json& order = body["boot_order"];
+        if (!order.is_array())
+          throw wrong_type("boot_order", "an array of boot option references", order);
+        if (order.empty() || order.size() > 64)
+          throw unprocessable("\"boot_order\" lists 1 to 64 boot options", "boot_order");
+        std::set<std::string> seen;
+        for (const auto& entry : order) {
+          if (!entry.is_string()) throw wrong_type("boot_order", "an array of strings", entry);
+          const std::string text = entry.get<std::string>();
+          if (text.empty() || text.size() > 200)
+            throw unprocessable("boot options are named by 1 to 200 characters", "boot_order");
+          if (!seen.insert(text).second)
+            throw unprocessable("\"" + text + "\" is listed twice in \"boot_order\"", "boot_order");
+        }
+        p["boot_order"] = order;
+      }
+      if (!p.contains("attributes") && !p.contains("boot_order") && !p["from_baseline"])
+        throw unprocessable(
+            "name what to set: \"attributes\", \"boot_order\" or \"from_baseline\": true");
+      const std::string apply_time =
+          optional_string(body, "apply_time", "apply_time", 32).value_or("OnReset");
+      if (apply_time != "OnReset" && apply_time != "Immediate")
+        throw unprocessable("\"apply_time\" must be OnReset or Immediate, not \"" + apply_time +
+                                "\" (maintenance windows are not scheduled by Ironhold)",
+                            "apply_time");
+      p["apply_time"] = apply_time;
+      // Whether to reset the System so that the BIOS applies the settings now; false leaves them
+      // pending until its next reset, unverified.
+      p["reset"] = optional_bool(body, "reset", true);
+      // How long the BIOS may take, from the reset, to show the values.
+      p["timeout_s"] = bounded_seconds(body, "timeout_s", 10, 7200, 1800);
+      break;
+    }
+    case TaskKind::credentials: {
+      // The new password: given (write-only, kept sealed with the task), else made by the store
+      // for each node, of `length` characters.
+      reject_unknown_keys(body, {"password", "length"}, "", ErrorKind::invalid);
+      if (auto password = optional_string(body, "password", "password", 64)) {
+        if (password->size() < 8)
+          throw unprocessable("\"password\" must have 8 to 64 characters", "password");
+        for (const char c : *password)
+          if (static_cast<unsigned char>(c) < 0x21 || static_cast<unsigned char>(c) > 0x7E)
+            throw unprocessable(
+                "\"password\" takes printable ASCII without spaces (what every BMC accepts)",
+                "password");
+        out.secrets["new_password"] = *password;
+        p["generated"] = false;
+      } else {
+        p["generated"] = true;
+        if (body.contains("length") && !body["length"].is_null()) {
+          if (!body["length"].is_number_integer())
+            throw wrong_type("length", "a whole number", body["length"]);
+          const int length = body["length"].get<int>();
+          if (length < 12 || length > 64)
+            throw unprocessable("\"length\" must be 12 to 64", "length");
+          p["length"] = length;
+        }
+      }
+      break;
+    }
     case TaskKind::firmware: {
       // The store adds what the image is (component, version, name) when it creates the task.
       reject_unknown_keys(body, {"image", "reset", "timeout_s", "transfer"}, "",

@@ -16,7 +16,19 @@
 namespace ironhold {
 
 // clean: a release's cleaning of an owned server (power off, verified), moving its lifecycle on.
-enum class TaskKind { power, boot, identify, reprovision, inspect, clean, firmware };
+// bios: an owned server's BIOS attributes (and boot order) written, applied by a reset, verified.
+// credentials: the password of the BMC account Ironhold uses changed, verified, then stored.
+enum class TaskKind {
+  power,
+  boot,
+  identify,
+  reprovision,
+  inspect,
+  clean,
+  firmware,
+  bios,
+  credentials
+};
 enum class TaskState { queued, running, succeeded, failed, cancelled };
 // pending: not started. sending: the request is about to go out, or went out and its answer was
 // not recorded (in doubt after a crash). running: sent, now waiting or checking. The rest are

@@ -41,6 +41,13 @@ class ActionTarget {
   // An owned server's virtual CD (NodeDriver::insert_virtual_media); a cloud instance has none.
   virtual boost::asio::awaitable<ActionReport> insert_virtual_media(std::string image_url) = 0;
   virtual boost::asio::awaitable<ActionReport> eject_virtual_media() = 0;
+  // An owned server's BIOS settings (NodeDriver::read_bios, write_bios); a cloud instance has none.
+  virtual boost::asio::awaitable<BiosReport> read_bios() = 0;
+  virtual boost::asio::awaitable<ActionReport> write_bios(BiosChange change) = 0;
+  // An owned server's BMC account: its password changed (NodeDriver::change_bmc_password), and a
+  // fresh login with `credentials` instead of the stored ones (NodeDriver::check_login).
+  virtual boost::asio::awaitable<ActionReport> change_bmc_password(std::string new_password) = 0;
+  virtual boost::asio::awaitable<DriverOutcome> check_login(Credentials credentials) = 0;
   virtual boost::asio::awaitable<TargetReading> read() = 0;
   // Reads the full inventory now and records it (an owned server: like the poller's daily
   // inspection; a cloud instance: its provider's description, then its account's sync).

@@ -1,5 +1,7 @@
 #include "inventory/tasks/bmc_target.hpp"
 
+#include <atomic>
+
 #include "inventory/util/on_pool.hpp"
 
 namespace ironhold::tasks {
@@ -24,6 +26,33 @@ asio::awaitable<ActionReport> BmcTarget::insert_virtual_media(std::string image_
 
 asio::awaitable<ActionReport> BmcTarget::eject_virtual_media() {
   return driver_.eject_virtual_media(target_, system_id_);
+}
+
+asio::awaitable<BiosReport> BmcTarget::read_bios() {
+  return driver_.read_bios(target_, system_id_);
+}
+
+asio::awaitable<ActionReport> BmcTarget::write_bios(BiosChange change) {
+  return driver_.write_bios(target_, system_id_, std::move(change));
+}
+
+asio::awaitable<ActionReport> BmcTarget::change_bmc_password(std::string new_password) {
+  return driver_.change_bmc_password(target_, std::move(new_password));
+}
+
+asio::awaitable<DriverOutcome> BmcTarget::check_login(Credentials credentials) {
+  DriverTarget other = target_;
+  other.credentials = std::move(credentials);
+  // A driver keeps what it learnt per node (sessions, a rejected password's back-off): each check
+  // is kept apart from what the node's polls use, and from the checks before it.
+  static std::atomic<unsigned long> checks{0};
+  other.node_id += "#login-check-" + std::to_string(++checks);
+  other.previous_failures = 0;
+  other.on_wait = nullptr;
+  // Awaited here, not returned: the driver's coroutine refers to `other`, which lives in this
+  // frame.
+  DriverOutcome outcome = co_await driver_.check_login(other);
+  co_return outcome;
 }
 
 asio::awaitable<ActionReport> BmcTarget::rebuild(RebuildRequest) {

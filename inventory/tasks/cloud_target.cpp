@@ -38,6 +38,32 @@ asio::awaitable<ActionReport> CloudTarget::eject_virtual_media() {
   co_return report;
 }
 
+asio::awaitable<BiosReport> CloudTarget::read_bios() {
+  BiosReport report;
+  report.error =
+      DriverError{DriverErrorCode::unsupported, "a cloud instance's BIOS is its provider's"};
+  co_return report;
+}
+
+asio::awaitable<ActionReport> CloudTarget::write_bios(BiosChange) {
+  ActionReport report;
+  report.error =
+      DriverError{DriverErrorCode::unsupported, "a cloud instance's BIOS is its provider's"};
+  co_return report;
+}
+
+asio::awaitable<ActionReport> CloudTarget::change_bmc_password(std::string) {
+  ActionReport report;
+  report.error = DriverError{DriverErrorCode::unsupported, "a cloud instance has no BMC account"};
+  co_return report;
+}
+
+asio::awaitable<DriverOutcome> CloudTarget::check_login(Credentials) {
+  DriverOutcome out;
+  out.error = DriverError{DriverErrorCode::unsupported, "a cloud instance has no BMC account"};
+  co_return out;
+}
+
 asio::awaitable<ActionReport> CloudTarget::rebuild(RebuildRequest request) {
   return cloud_.rebuild(node_id_, std::move(request));
 }

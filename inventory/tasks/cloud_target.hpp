@@ -17,6 +17,10 @@ class CloudTarget final : public ActionTarget {
   boost::asio::awaitable<ActionReport> rebuild(RebuildRequest request) override;
   boost::asio::awaitable<ActionReport> insert_virtual_media(std::string image_url) override;
   boost::asio::awaitable<ActionReport> eject_virtual_media() override;
+  boost::asio::awaitable<BiosReport> read_bios() override;
+  boost::asio::awaitable<ActionReport> write_bios(BiosChange change) override;
+  boost::asio::awaitable<ActionReport> change_bmc_password(std::string new_password) override;
+  boost::asio::awaitable<DriverOutcome> check_login(Credentials credentials) override;
   boost::asio::awaitable<TargetReading> read() override;
   boost::asio::awaitable<TargetInspection> inspect() override;
   boost::asio::awaitable<FirmwareUpdateReport> start_firmware_update(

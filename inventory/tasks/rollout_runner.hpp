@@ -2,14 +2,12 @@
 // Moves firmware rollouts on: every `interval`, RolloutStore::advance on the blocking pool (never
 // on an I/O thread), and a wake-up for the task engine when it created tasks. Every instance runs
 // one; the rollouts' row locks keep them from stepping on each other.
-#include <atomic>
 #include <boost/asio/any_io_executor.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <chrono>
 
 #include "inventory/db/rollout_store.hpp"
-#include "inventory/util/in_flight.hpp"
+#include "inventory/util/periodic_job.hpp"
 
 namespace ironhold {
 
@@ -21,24 +19,17 @@ class RolloutRunner {
   RolloutRunner(boost::asio::any_io_executor executor, boost::asio::thread_pool& pool,
                 db::RolloutStore& store, TaskEngine* engine,
                 std::chrono::milliseconds interval = std::chrono::seconds(2));
-  ~RolloutRunner();
-  RolloutRunner(const RolloutRunner&) = delete;
-  RolloutRunner& operator=(const RolloutRunner&) = delete;
 
-  void start();
+  void start() { job_.start(std::chrono::milliseconds(0)); }
   // Stops the timer and waits (up to `grace`) for an advance under way. Never on an I/O thread.
-  void stop(std::chrono::milliseconds grace = std::chrono::seconds(10));
+  void stop(std::chrono::milliseconds grace = std::chrono::seconds(10)) { job_.stop(grace); }
 
  private:
-  void schedule(std::chrono::milliseconds delay);
+  void advance();
 
-  boost::asio::thread_pool& pool_;
   db::RolloutStore& store_;
   TaskEngine* engine_;
-  std::chrono::milliseconds interval_;
-  boost::asio::steady_timer timer_;
-  std::atomic<bool> stopped_{false};
-  InFlight in_flight_;
+  PeriodicJob job_;  // last: stopped (by its destructor) before the rest goes
 };
 
 }  // namespace ironhold

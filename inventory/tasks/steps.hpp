@@ -25,6 +25,23 @@ boost::asio::awaitable<std::optional<TaskOutcome>> run_inspect_task(TaskRun& run
 boost::asio::awaitable<std::optional<TaskOutcome>> run_reprovision_task(TaskRun& run,
                                                                         ActionTarget& target);
 
+// An owned server's BIOS settings written, applied by a reset and read back (bios_task.cpp).
+boost::asio::awaitable<std::optional<TaskOutcome>> run_bios_task(TaskRun& run,
+                                                                 ActionTarget& target);
+
+// Where a credentials task stores the new password once it is verified: the node's credentials,
+// through the task store on `pool` (never on an I/O thread), while `owner` holds the lease.
+struct PasswordStore {
+  db::TaskStore& store;
+  boost::asio::thread_pool& pool;
+  std::string owner;
+};
+// An owned server's BMC password changed, verified by a fresh login, then stored
+// (credentials_task.cpp).
+boost::asio::awaitable<std::optional<TaskOutcome>> run_credentials_task(TaskRun& run,
+                                                                        ActionTarget& target,
+                                                                        PasswordStore sink);
+
 // An owned server's reprovision (over PXE, or from a boot image mounted as virtual media) works
 // through the sessions its installer finds; the store is called on `pool` (never on an I/O
 // thread). `downloads` signs the boot image's URL the BMC mounts (null: no virtual media).

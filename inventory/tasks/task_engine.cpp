@@ -197,6 +197,13 @@ asio::awaitable<std::optional<TaskOutcome>> TaskEngine::carry_out(TaskRun& run) 
       co_return co_await tasks::run_identify_task(run, *target);
     case TaskKind::inspect:
       co_return co_await tasks::run_inspect_task(run, *target);
+    case TaskKind::bios:
+      co_return co_await tasks::run_bios_task(run, *target);
+    case TaskKind::credentials: {
+      const tasks::PasswordStore sink{store_, blocking_pool_, options_.owner};
+      auto rotating = tasks::run_credentials_task(run, *target, sink);  // GCC 12: a local
+      co_return co_await std::move(rotating);
+    }
     case TaskKind::reprovision: {
       if (job.source == Source::cloud) co_return co_await tasks::run_reprovision_task(run, *target);
       if (!provisioning_)

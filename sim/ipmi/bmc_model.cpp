@@ -25,6 +25,7 @@ json to_json(const BmcCounters& c) {
           {"boot_sets", c.boot_sets},
           {"identify", c.identify},
           {"cold_resets", c.cold_resets},
+          {"password_changes", c.password_changes},
           {"sessions_opened", c.sessions_opened},
           {"sessions_closed", c.sessions_closed},
           {"sessions_refused", c.sessions_refused},

@@ -44,6 +44,7 @@ struct BmcCounters {
   unsigned power_on = 0, power_off = 0, power_cycle = 0, hard_reset = 0, soft_off = 0;
   unsigned boot_sets = 0;  // boot flags (parameter 5) written
   unsigned identify = 0, cold_resets = 0;
+  unsigned password_changes = 0;  // Set User Password: passwords set
   unsigned sessions_opened = 0, sessions_closed = 0, sessions_refused = 0;
   unsigned logins_failed = 0;
   unsigned commands = 0;  // IPMI requests answered inside sessions

@@ -51,6 +51,10 @@ Bytes get_self_test_results(CommandContext& ctx, ByteView data);
 Bytes get_system_guid(CommandContext& ctx, ByteView data);
 Bytes get_channel_auth_capabilities(CommandContext& ctx, ByteView data);
 Bytes get_channel_cipher_suites(CommandContext& ctx, ByteView data);
+// App: user accounts (user_commands.cpp)
+Bytes get_user_access(CommandContext& ctx, ByteView data);
+Bytes get_user_name(CommandContext& ctx, ByteView data);
+Bytes set_user_password(CommandContext& ctx, ByteView data);
 // Chassis
 Bytes get_chassis_capabilities(CommandContext& ctx, ByteView data);
 Bytes get_chassis_status(CommandContext& ctx, ByteView data);

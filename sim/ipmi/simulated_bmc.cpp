@@ -183,6 +183,12 @@ json SimulatedBmc::sel() const {
   return model_.sel().describe();
 }
 
+std::optional<std::string> SimulatedBmc::user_password(const std::string& name) {
+  std::lock_guard lock(mutex_);
+  if (const User* user = model_.find_user(name)) return user->password;
+  return std::nullopt;
+}
+
 json SimulatedBmc::sessions() const {
   std::lock_guard lock(mutex_);
   const auto now = Clock::now();

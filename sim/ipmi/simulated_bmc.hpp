@@ -45,6 +45,9 @@ class SimulatedBmc {
   nlohmann::json add_sel(const std::string& sensor, unsigned offset, bool deassertion);
   nlohmann::json sel() const;
 
+  // The password of user `name` now (what its administrator knows), for tests of a rotation.
+  std::optional<std::string> user_password(const std::string& name);
+
   // [{"id", "user", "privilege", "stage", "peer", "idle_seconds"}]
   nlohmann::json sessions() const;
   std::size_t expire_sessions();

@@ -109,6 +109,7 @@ Response BmcState::reset(const std::string& system_path, const Request& request)
       for (const auto& step : machine.steps) until_on += step.lasts;
       if (serial_port) console_.boot(machine.started + until_on, boot_device(system_path));
       apply_pending_settings(system_path);
+      apply_pending_bios(system_path);
       network_boot_if_asked(system_path, until_on);
       // Firmware staged to activate at the next reset (a BIOS) is what the System now runs.
       for (const auto& [entry, version] : pending_firmware_)
@@ -195,13 +196,27 @@ Response BmcState::patch(const std::string& path, const Request& request) {
     if (body.is_discarded() || !body.is_object()) return malformed_json();
     return *media_patch(path, body);
   }
+  // A conditional PATCH of a resource that changed since it was read is refused (412).
+  const auto stale = [&] {
+    const auto if_match = request.find(http::field::if_match);
+    return if_match != request.end() && if_match->value() != "*" &&
+           std::string(if_match->value()) != etag(path);
+  };
+  if (accounts_.count(path)) {
+    if (stale()) return precondition_failed();
+    const json body = json::parse(request.body(), nullptr, false);
+    if (body.is_discarded() || !body.is_object()) return malformed_json();
+    return patch_account(path, body);
+  }
+  if (bios_settings_.count(path)) {
+    const json body = json::parse(request.body(), nullptr, false);
+    if (body.is_discarded() || !body.is_object()) return malformed_json();
+    return patch_bios_settings(path, body);
+  }
   const bool settings = settings_objects_.count(path) > 0;
   if (!power_.count(path) && !settings) return method_not_allowed(path);
   refresh_power(path);
-  const auto if_match = request.find(http::field::if_match);
-  if (if_match != request.end() && if_match->value() != "*" &&
-      std::string(if_match->value()) != etag(path))
-    return precondition_failed();
+  if (stale()) return precondition_failed();
   const json body = json::parse(request.body(), nullptr, false);
   if (body.is_discarded() || !body.is_object()) return malformed_json();
   if (settings) return patch_settings(path, body);
@@ -218,6 +233,17 @@ std::optional<Response> BmcState::check_boot(const json& boot, const json& reque
         {"BootSourceOverrideMode", {"Legacy", "UEFI"}},
         {"BootSourceOverrideTarget", {}},  // from the document's AllowableValues
     };
+    if (name == "BootOrder") {
+      // A new order of the same boot options: none added, none lost.
+      json before = boot.value("BootOrder", json::array());
+      json after = setting;
+      if (!after.is_array()) return property_value_type_error(setting.dump(), "Boot/BootOrder");
+      std::sort(before.begin(), before.end());
+      std::sort(after.begin(), after.end());
+      if (before != after) return property_value_not_in_list(setting.dump(), "Boot/BootOrder");
+      changes[name] = setting;
+      continue;
+    }
     const auto rule = fixed.find(name);
     if (rule == fixed.end()) return property_unknown("Boot/" + name);
     if (!setting.is_string()) return property_value_type_error(setting.dump(), "Boot/" + name);

@@ -265,6 +265,11 @@ void BmcState::set_password(std::string password) {
   config_.password = std::move(password);
 }
 
+std::string BmcState::password() const {
+  std::lock_guard lock(mutex_);
+  return config_.password;
+}
+
 std::size_t BmcState::session_count() const {
   std::lock_guard lock(mutex_);
   return sessions_.size();

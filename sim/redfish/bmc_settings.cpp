@@ -20,6 +20,22 @@ std::string settings_object_path(const json& system) {
 
 }  // namespace
 
+std::variant<std::string, Response> settings_apply_time(const json& value, const json& declared,
+                                                        const std::string& current) {
+  const std::string key = "@Redfish.SettingsApplyTime";
+  if (!value.is_object()) return property_value_type_error(value.dump(), key);
+  const auto time = value.find("ApplyTime");
+  if (time == value.end()) return current;
+  if (!time->is_string()) return property_value_type_error(time->dump(), key + "/ApplyTime");
+  const std::string apply_time = time->get<std::string>();
+  const json supported = declared.value("SupportedApplyTimes", json::array());
+  if ((supported.is_array() && !supported.empty() &&
+       std::find(supported.begin(), supported.end(), json(apply_time)) == supported.end()) ||
+      (apply_time != "OnReset" && apply_time != "Immediate"))
+    return property_value_not_in_list(apply_time, key + "/ApplyTime");
+  return apply_time;
+}
+
 void BmcState::register_settings_object(const std::string& system_path) {
   const json& system = documents_.at(system_path).json;
   const std::string path = settings_object_path(system);
@@ -58,17 +74,9 @@ Response BmcState::patch_settings(const std::string& path, const json& body) {
   json changes = json::object();
   for (const auto& [key, value] : body.items()) {
     if (key == "@Redfish.SettingsApplyTime") {
-      if (!value.is_object()) return property_value_type_error(value.dump(), key);
-      const auto time = value.find("ApplyTime");
-      if (time == value.end()) continue;
-      if (!time->is_string()) return property_value_type_error(time->dump(), key + "/ApplyTime");
-      apply_time = time->get<std::string>();
-      const json supported = declared.value("SupportedApplyTimes", json::array());
-      if (supported.is_array() && !supported.empty() &&
-          std::find(supported.begin(), supported.end(), json(apply_time)) == supported.end())
-        return property_value_not_in_list(apply_time, key + "/ApplyTime");
-      if (apply_time != "OnReset" && apply_time != "Immediate")
-        return property_value_not_in_list(apply_time, key + "/ApplyTime");
+      auto time = settings_apply_time(value, declared, apply_time);
+      if (auto* refused = std::get_if<Response>(&time)) return std::move(*refused);
+      apply_time = std::get<std::string>(time);
       continue;
     }
     if (key != "Boot") return property_unknown(key);

@@ -167,6 +167,9 @@ json to_json(const BmcCounters& c) {
           {"resets", c.resets},
           {"manager_resets", c.manager_resets},
           {"boot_overrides", c.boot_overrides},
+          {"bios_writes", c.bios_writes},
+          {"bios_applies", c.bios_applies},
+          {"password_changes", c.password_changes},
           {"identify_changes", c.identify_changes},
           {"firmware_updates", c.firmware_updates},
           {"firmware_pushes", c.firmware_pushes},
@@ -223,9 +226,13 @@ BmcState::BmcState(const Mockup& mockup, BmcConfig config)
     machine.started = config_.now();
     power_.emplace(path, std::move(machine));
   }
-  for (const auto& [path, machine] : power_) register_settings_object(path);
+  for (const auto& [path, machine] : power_) {
+    register_settings_object(path);
+    register_bios_settings(path);
+  }
   find_serial_port();
   find_virtual_media();
+  find_accounts();
   if (!simple_update_target_.empty() || !push_uri_.empty()) ensure_task_service();
   find_event_service();
   apply_event_fault();
@@ -345,7 +352,7 @@ Response BmcState::get(const std::string& path, const std::optional<std::string>
   }
   auto res = json_response(http::status::ok,
                            select ? apply_select(it->second.json, *select) : it->second.json);
-  if (power_.count(path)) res.set(http::field::etag, etag(path));
+  if (power_.count(path) || accounts_.count(path)) res.set(http::field::etag, etag(path));
   return res;
 }
 

@@ -11,7 +11,9 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "sim/console/host_console.hpp"
@@ -62,6 +64,9 @@ struct BmcCounters {
   std::map<std::string, unsigned> resets;  // accepted resets by ResetType
   std::map<std::string, unsigned> manager_resets;  // accepted #Manager.Reset by ResetType
   unsigned boot_overrides = 0;                     // accepted PATCHes of Boot
+  unsigned bios_writes = 0;                        // accepted PATCHes of a BIOS settings object
+  unsigned bios_applies = 0;  // resets (or Immediate PATCHes) that applied pending BIOS settings
+  unsigned password_changes = 0;   // accepted PATCHes of an account's Password
   unsigned identify_changes = 0;   // accepted PATCHes of LocationIndicatorActive / IndicatorLED
   unsigned firmware_updates = 0;   // accepted updates: SimpleUpdate actions and pushes
   unsigned firmware_pushes = 0;    // of those, images pushed to the MultipartHttpPushUri
@@ -95,6 +100,14 @@ nlohmann::json to_json(const BmcCounters& counters);
 std::string unique_serial(const std::string& serial, unsigned index);
 std::string unique_uuid(const std::string& uuid, unsigned index);  // unchanged if not a UUID
 std::string unique_mac(const std::string& mac, unsigned index);    // unchanged if not a MAC
+
+// The ApplyTime a settings PATCH's @Redfish.SettingsApplyTime (`value`) asks for (`current` when
+// it names none), checked against the owner's @Redfish.Settings (`declared`): its
+// SupportedApplyTimes, and the two this simulator carries out (OnReset, Immediate). The refusal
+// otherwise.
+std::variant<std::string, Response> settings_apply_time(const nlohmann::json& value,
+                                                        const nlohmann::json& declared,
+                                                        const std::string& current);
 
 class BmcState {
  public:
@@ -154,6 +167,8 @@ class BmcState {
   // An administrator changed the account's password: logins need the new one; open sessions
   // stay valid, as on most BMCs.
   void set_password(std::string password);
+  // The account's password now (what its administrator knows), for tests of a rotation.
+  std::string password() const;
   std::size_t session_count() const;
   // {"systems": [{"id", "power_state", "health"}], "faults": [...], "subscriptions": [...],
   // "counters": {...}}
@@ -234,6 +249,10 @@ class BmcState {
   void apply_settings_fault();  // boot_via_settings: every System gets a settings object
   Response patch_settings(const std::string& path, const nlohmann::json& body);
   void apply_pending_settings(const std::string& system_path);  // at a reset that brings it On
+  // bmc_bios.cpp: the Bios resource of a System and its settings object.
+  void register_bios_settings(const std::string& system_path);
+  Response patch_bios_settings(const std::string& path, const nlohmann::json& body);
+  void apply_pending_bios(const std::string& system_path);  // at the reset, with the rest
   Response remove(const std::string& path);
   Response reset(const std::string& system_path, const Request& request);
   Response create_session(const Request& request);
@@ -258,6 +277,9 @@ class BmcState {
   void find_serial_port();  // at construction: console_system_ and console_manager_
   // bmc_media.cpp: the virtual CD, made on console_manager_ when the mockup has none.
   void find_virtual_media();
+  // bmc_accounts.cpp: the AccountService's accounts, and a PATCH of one (its Password).
+  void find_accounts();
+  Response patch_account(const std::string& path, const nlohmann::json& body);
   std::optional<Response> media_post(const std::string& path, const Request& request);
   std::optional<Response> media_patch(const std::string& path, const nlohmann::json& body);
   void mount(const std::string& image, bool write_protected);
@@ -306,7 +328,11 @@ class BmcState {
   BmcCounters counters_;
   Faults faults_;
   std::map<std::string, std::string> settings_objects_;  // settings object path -> System path
-  std::deque<Clock::time_point> burst_window_;           // requests taken in the last second
+  struct BiosSettingsObject {
+    std::string bios_path, system_path;
+  };
+  std::map<std::string, BiosSettingsObject> bios_settings_;  // by the settings object's path
+  std::deque<Clock::time_point> burst_window_;               // requests taken in the last second
   std::map<std::string, nlohmann::json> sensor_base_;  // drifting documents as the mockup has them
   std::map<std::string, std::uint64_t> reads_;         // by path: the drift's tick
   std::uint64_t seed_ = 0;
@@ -337,6 +363,8 @@ class BmcState {
   unsigned console_viewers_ = 0;
   // The virtual CD (bmc_media.cpp).
   std::string media_path_, media_insert_target_, media_eject_target_;
+  std::string account_service_path_;
+  std::set<std::string> accounts_;  // ManagerAccount paths
 };
 
 }  // namespace ironhold::sim::redfish

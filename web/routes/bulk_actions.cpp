@@ -52,8 +52,9 @@ asio::awaitable<Response> bulk_action(Services& s, RequestContext& ctx) {
   const auto kind = parse_enum<TaskKind>(action);
   // Firmware goes to many nodes through a rollout (canary, batches, health gate), not at once.
   if (!kind || *kind == TaskKind::clean || *kind == TaskKind::firmware)
-    throw unprocessable("\"action\" must be power, boot, identify, reprovision or inspect",
-                        "action");
+    throw unprocessable(
+        "\"action\" must be power, boot, identify, reprovision, inspect, bios or credentials",
+        "action");
   bool dry_run = false;
   if (auto it = body.find("dry_run"); it != body.end() && !it->is_null()) {
     if (!it->is_boolean()) throw wrong_type("dry_run", "true or false", *it);

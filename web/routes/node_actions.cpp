@@ -60,6 +60,12 @@ asio::awaitable<Response> reprovision(Services& s, RequestContext& ctx) {
 asio::awaitable<Response> firmware(Services& s, RequestContext& ctx) {
   return create_node_task(s, ctx, TaskKind::firmware);
 }
+asio::awaitable<Response> bios(Services& s, RequestContext& ctx) {
+  return create_node_task(s, ctx, TaskKind::bios);
+}
+asio::awaitable<Response> rotate_credentials(Services& s, RequestContext& ctx) {
+  return create_node_task(s, ctx, TaskKind::credentials);
+}
 
 json idempotency_header() {
   return {{"name", "Idempotency-Key"},
@@ -115,6 +121,24 @@ void register_node_action_routes(Api& api) {
                      "the task follows the BMC's task, resets the System when the new firmware "
                      "waits for it, and confirms the new version in the firmware inventory",
                      params, openapi::ref("FirmwareUpdateRequest"), 202, openapi::ref("Task")}});
+  api.router().add({http::verb::post,
+                    "/api/v1/nodes/{id}/bios",
+                    Access::operator_,
+                    bind(bios),
+                    {"Set BIOS attributes and/or the boot order of an owned server (a task): "
+                     "written to the BIOS settings object, applied by a reset, read back until "
+                     "they show, and recorded in the node's BIOS history",
+                     params, openapi::ref("BiosRequest"), 202, openapi::ref("Task")}});
+  api.router().add(
+      {http::verb::post,
+       "/api/v1/nodes/{id}/credentials/rotate",
+       Access::operator_,
+       bind(rotate_credentials),
+       {"Rotate the password of the BMC account Ironhold uses (a task): changed at "
+        "the BMC (Redfish AccountService, IPMI Set User Password), proven by a fresh "
+        "login, then stored; the old one stays stored until then. The password is "
+        "made for each node unless one is given, and is never shown",
+        params, openapi::ref("CredentialRotationRequest"), 202, openapi::ref("Task")}});
 }
 
 }  // namespace ironhold::web

@@ -23,7 +23,9 @@ json project_json(const db::ProjectInfo& p) {
           {"created_by", p.created_by ? json(*p.created_by) : json(nullptr)},
           {"created_at", p.created_at ? json(*p.created_at) : json(nullptr)},
           {"nodes", p.nodes},
-          {"cloud_accounts", p.cloud_accounts}};
+          {"cloud_accounts", p.cloud_accounts},
+          {"bmc_password_max_age_days",
+           p.bmc_password_max_age_days ? json(*p.bmc_password_max_age_days) : json(nullptr)}};
 }
 
 std::string no_such_project(const std::string& name) {
@@ -73,6 +75,30 @@ asio::awaitable<Response> add_project(Services& s, RequestContext& ctx) {
   co_return res;
 }
 
+// PATCH /api/v1/projects/{name}: the project's settings; today its BMC password rotation policy.
+asio::awaitable<Response> update_project(Services& s, RequestContext& ctx) {
+  ctx.only_query({});
+  db::ProjectStore* store = &projects_of(s);
+  const std::string name = ctx.path_param("name");
+  ctx.set_target("project", name, name);
+  const json body = ctx.json_body();
+  if (!body.is_object()) throw invalid("the request body must be a JSON object");
+  reject_unknown_keys(body, {"bmc_password_max_age_days"}, "", ErrorKind::invalid);
+  if (!body.contains("bmc_password_max_age_days"))
+    throw invalid("name what to change: \"bmc_password_max_age_days\"");
+  const json& value = body["bmc_password_max_age_days"];
+  std::optional<int> days;
+  if (!value.is_null()) {
+    if (!value.is_number_integer())
+      throw wrong_type("bmc_password_max_age_days", "a whole number of days, or null", value);
+    days = value.get<int>();
+  }
+  ctx.audit_details = {{"bmc_password_max_age_days", value}};
+  auto work = [store, name, days] { return store->set_password_max_age(name, days); };
+  const db::ProjectInfo project = co_await s.blocking(work);
+  co_return ctx.json(http::status::ok, project_json(project));
+}
+
 asio::awaitable<Response> remove_project(Services& s, RequestContext& ctx) {
   ctx.only_query({});
   db::ProjectStore* store = &projects_of(s);
@@ -89,7 +115,8 @@ json project_schema() {
            {{"name", {{"type", "string"}}},
             {"description", {{"type", "string"}}},
             {"nodes", {{"type", "integer"}}},
-            {"cloud_accounts", {{"type", "integer"}}}}}};
+            {"cloud_accounts", {{"type", "integer"}}},
+            {"bmc_password_max_age_days", {{"type", {"integer", "null"}}}}}}};
 }
 
 }  // namespace
@@ -129,6 +156,21 @@ void register_project_routes(Api& api) {
        Access::signed_in,
        bind(show_project),
        {"Show a project the caller holds a role in", none, nullptr, 200, project_schema()}});
+  api.router().add(
+      {http::verb::patch,
+       "/api/v1/projects/{name}",
+       Access::global_admin,
+       bind(update_project),
+       {"Set a project's BMC password rotation policy: its owned servers' BMC passwords older "
+        "than bmc_password_max_age_days are rotated by Ironhold (null: never)",
+        none,
+        {{"type", "object"},
+         {"additionalProperties", false},
+         {"properties",
+          {{"bmc_password_max_age_days",
+            {{"type", {"integer", "null"}}, {"minimum", 1}, {"maximum", 3650}}}}}},
+        200,
+        project_schema()}});
   api.router().add(
       {http::verb::delete_,
        "/api/v1/projects/{name}",

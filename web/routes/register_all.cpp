@@ -24,6 +24,7 @@ void register_all_routes(Api& api) {
   register_firmware_image_routes(api);
   register_rollout_routes(api);
   register_firmware_baseline_routes(api);
+  register_bios_routes(api);
   register_stream_routes(api);
   register_user_routes(api);
   register_project_routes(api);

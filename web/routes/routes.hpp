@@ -25,6 +25,7 @@ void register_provisioning_routes(Api& api);
 void register_firmware_image_routes(Api& api);
 void register_rollout_routes(Api& api);
 void register_firmware_baseline_routes(Api& api);
+void register_bios_routes(Api& api);
 void register_stream_routes(Api& api);
 void register_user_routes(Api& api);
 void register_project_routes(Api& api);

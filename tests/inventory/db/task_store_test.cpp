@@ -8,6 +8,7 @@
 #include <set>
 #include <thread>
 
+#include "inventory/db/poll_store.hpp"
 #include "inventory/error.hpp"
 #include "tests/inventory/db/store_fixture.hpp"
 
@@ -125,6 +126,51 @@ TEST_CASE("a node's tasks are claimed one at a time, oldest first", "[tasks][db]
   REQUIRE(next[0].target.credentials);
   CHECK(next[0].target.credentials->password == "p");
   CHECK(next[0].limiter_key == "bmc:" + *next[0].task.node_id);
+}
+
+TEST_CASE("a password rotation's hold keeps polls and other tasks off its BMC until it ends",
+          "[tasks][db][credentials]") {
+  Fixture f;
+  db::PollStore polls{f.db, f.box};
+  const std::vector<std::string> drivers{"redfish"};
+  const std::string bmc = f.enroll("gpu-01");
+  const std::string blade = f.enroll("gpu-01-b");
+  const std::string other = f.enroll("gpu-02");
+  // gpu-01-b made a System read through gpu-01's BMC.
+  f.query("UPDATE nodes SET parent_id = '" + bmc + "' WHERE id = '" + blade + "'");
+  // A status poll of gpu-01, claimed before the rotation and still running.
+  f.query("UPDATE poll_schedule SET next_due = now() + interval '1 hour'");
+  f.query("UPDATE poll_schedule SET next_due = now() WHERE node_id = '" + bmc +
+          "' AND kind = 'status'");
+  REQUIRE(polls.claim("poller", drivers, 10, 60s).size() == 1);
+
+  const Task rotation = f.create("gpu-01", json::object(), TaskKind::credentials);
+  REQUIRE(ids_of(f.tasks.claim("one", 10, 60s)) == std::set<std::string>{rotation.id});
+  CHECK(f.tasks.hold_bmc(rotation.id, "two", bmc, 300s) == std::nullopt);  // not its lease
+  CHECK(f.tasks.hold_bmc(rotation.id, "one", bmc, 300s) == 1);             // the running poll
+
+  // Nothing new is claimed for the node or the System behind its BMC; other nodes go on.
+  f.query("UPDATE poll_schedule SET next_due = now()");
+  const Task blade_power = f.create("gpu-01-b");
+  const Task other_power = f.create("gpu-02");
+  const auto polled = polls.claim("poller", drivers, 20, 60s);
+  CHECK_FALSE(polled.empty());
+  for (const auto& job : polled) CHECK(job.target.node_id == other);
+  CHECK(ids_of(f.tasks.claim("one", 10, 60s)) == std::set<std::string>{other_power.id});
+
+  // The poll that was running ends: nothing else is talking to the BMC.
+  f.query("UPDATE poll_schedule SET lease_owner = NULL, lease_expires = NULL WHERE node_id = '" +
+          bmc + "'");
+  CHECK(f.tasks.hold_bmc(rotation.id, "one", bmc, 300s) == 0);
+
+  // The rotation ends, and its hold with it.
+  REQUIRE(
+      f.tasks.finish(rotation.id, "one", TaskState::succeeded, json::object(), std::nullopt, {}));
+  CHECK(ids_of(f.tasks.claim("one", 10, 60s)) == std::set<std::string>{blade_power.id});
+  std::set<std::string> polled_nodes;  // a System behind a BMC is polled through it
+  for (const auto& job : polls.claim("poller", drivers, 20, 60s))
+    polled_nodes.insert(job.target.node_id);
+  CHECK(polled_nodes == std::set<std::string>{bmc});
 }
 
 TEST_CASE("instances claiming at once never take the same task", "[tasks][db]") {

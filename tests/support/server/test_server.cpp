@@ -32,6 +32,7 @@ TestServer::TestServer(web::ServerOptions options, bmc::ProbeOptions probe,
   config.tasks_enabled = tasks.has_value();
   if (tasks) config.tasks = *tasks;
   config.rollout_interval = std::chrono::milliseconds(200);
+  config.password_rotation_interval = std::chrono::milliseconds(300);
   // No subscriptions on the tests' BMCs: their simulators count every request. The pushed-event
   // tests run `ironhold serve` (tests/app/redfish_events_test.cpp).
   config.event_subscriptions_enabled = false;

@@ -28,6 +28,8 @@ void check_untouched(Tenancy& t, const Holdings& h) {
   CHECK(node["tags"] == json{{"team", h.project + "-only"}});
   CHECK(node["lifecycle"] == "enrolled");
   CHECK(node["project"] == h.project);
+  const json project = http_get(t.port(), "/api/v1/projects/" + h.project, t.admin()).json();
+  CHECK(project["bmc_password_max_age_days"].is_null());
   const json task = http_get(t.port(), "/api/v1/tasks/" + h.task_id, t.admin()).json();
   CHECK(task["state"] == "queued");
   CHECK(task["cancel_requested"] == false);
