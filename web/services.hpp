@@ -7,6 +7,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <type_traits>
 
+#include "inventory/crypto/keyed_digest.hpp"
 #include "inventory/crypto/url_signer.hpp"
 #include "inventory/db/alert_store.hpp"
 #include "inventory/db/audit_store.hpp"
@@ -89,6 +90,8 @@ struct Services {
   const audit::AnchorFile* audit_anchor = nullptr;
   // Failed console sign-ins per source (null: not throttled).
   db::SignInThrottle* sign_in_throttle = nullptr;
+  // What an Idempotency-Key's request is kept as (web/idempotency.cpp); null: the key is refused.
+  const crypto::KeyedDigest* request_digest = nullptr;
   // Exports read through a pool of their own, so that a long one never takes the connections the
   // poller and the API need (null: 503).
   db::Database* export_database = nullptr;

@@ -60,6 +60,7 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
       sessions_(std::make_unique<db::SessionStore>(*database_)),
       sign_in_throttle_(std::make_unique<db::SignInThrottle>(*database_)),
       url_signer_(config.master_key),
+      request_digest_(config.master_key, "ironhold idempotency v1"),
       io_(config.io_threads),
       blocking_pool_(static_cast<std::size_t>(config.database_connections)),
       prober_(config.probe) {
@@ -123,6 +124,7 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
                                                             baselines_.get(),
                                                             sessions_.get()});
   services_->sign_in_throttle = sign_in_throttle_.get();
+  services_->request_digest = &request_digest_;
   services_->boot_images = boot_images_.get();
   services_->bios = bios_.get();
   services_->projects = projects_.get();

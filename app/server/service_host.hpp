@@ -194,6 +194,7 @@ class ServiceHost {
   std::unique_ptr<db::SessionStore> sessions_;
   std::unique_ptr<db::SignInThrottle> sign_in_throttle_;
   crypto::UrlSigner url_signer_;
+  crypto::KeyedDigest request_digest_;
   // An io_context whose shutdown (destroying every operation and coroutine still pending) can run
   // before the drivers and stores those coroutines refer to are destroyed, not after them.
   struct IoContext : boost::asio::io_context {

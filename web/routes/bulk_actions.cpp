@@ -85,7 +85,7 @@ asio::awaitable<Response> bulk_action(Services& s, RequestContext& ctx) {
   ctx.audit_details["action"] = action;
   ctx.audit_details["parameters"] = bulk.task.parameters.parameters;
   ctx.audit_details["max_parallel"] = bulk.max_parallel;
-  const auto key = idempotency_key(ctx, body);
+  const auto key = idempotency_key(ctx, body, s.request_digest);
   if (key) ctx.audit_details["idempotency_key"] = key->key;
   auto work = [store, bulk, key] { return store->create_bulk(bulk, key); };
   const db::CreatedTasks created = co_await s.blocking(work);

@@ -25,7 +25,7 @@ asio::awaitable<Response> create_node_task(Services& s, RequestContext& ctx, Tas
   task.parameters = parse_task_parameters(kind, body);
   task.requested_by = ctx.actor();
   ctx.audit_details["parameters"] = task.parameters.parameters;
-  const auto key = idempotency_key(ctx, body);
+  const auto key = idempotency_key(ctx, body, s.request_digest);
   if (key) ctx.audit_details["idempotency_key"] = key->key;
   auto work = [store, task, key] {
     const db::NewTask one[] = {task};

@@ -45,7 +45,7 @@ asio::awaitable<Response> start(Services& s, RequestContext& ctx) {
                        {"max_failures", spec.max_failures},
                        {"health_gate_seconds", spec.health_gate_seconds},
                        {"task_parameters", spec.task_parameters}};
-  const auto key = idempotency_key(ctx, body);
+  const auto key = idempotency_key(ctx, body, s.request_digest);
   if (key) ctx.audit_details["idempotency_key"] = key->key;
   auto work = [store, spec, key, actor = ctx.actor()] {
     auto created = store->create(spec, actor, key);
