@@ -52,15 +52,12 @@ Response BmcState::patch_bios_settings(const std::string& path, const json& body
   const json& bios = documents_.at(owner.bios_path).json;
   const json current = bios.value("Attributes", json::object());
   const json declared = bios.value("@Redfish.Settings", json::object());
-  std::string apply_time = "OnReset";
+  auto time = settings_apply_time(body, declared);
+  if (auto* refused = std::get_if<Response>(&time)) return std::move(*refused);
+  const std::string apply_time = std::get<std::string>(time);
   json changes = json::object();
   for (const auto& [key, value] : body.items()) {
-    if (key == "@Redfish.SettingsApplyTime") {
-      auto time = settings_apply_time(value, declared, apply_time);
-      if (auto* refused = std::get_if<Response>(&time)) return std::move(*refused);
-      apply_time = std::get<std::string>(time);
-      continue;
-    }
+    if (key == "@Redfish.SettingsApplyTime") continue;
     if (key != "Attributes") return property_unknown(key);
     if (!value.is_object()) return property_value_type_error(value.dump(), "Attributes");
     for (const auto& [name, setting] : value.items()) {

@@ -20,12 +20,14 @@ std::string settings_object_path(const json& system) {
 
 }  // namespace
 
-std::variant<std::string, Response> settings_apply_time(const json& value, const json& declared,
-                                                        const std::string& current) {
+std::variant<std::string, Response> settings_apply_time(const json& body, const json& declared) {
   const std::string key = "@Redfish.SettingsApplyTime";
+  const auto asked = body.find(key);
+  if (asked == body.end()) return std::string("OnReset");
+  const json& value = *asked;
   if (!value.is_object()) return property_value_type_error(value.dump(), key);
   const auto time = value.find("ApplyTime");
-  if (time == value.end()) return current;
+  if (time == value.end()) return std::string("OnReset");
   if (!time->is_string()) return property_value_type_error(time->dump(), key + "/ApplyTime");
   const std::string apply_time = time->get<std::string>();
   const json supported = declared.value("SupportedApplyTimes", json::array());
@@ -70,15 +72,12 @@ Response BmcState::patch_settings(const std::string& path, const json& body) {
   const std::string& system_path = settings_objects_.at(path);
   const json& system = documents_.at(system_path).json;
   const json declared = system.value("@Redfish.Settings", json::object());
-  std::string apply_time = "OnReset";
+  auto time = settings_apply_time(body, declared);
+  if (auto* refused = std::get_if<Response>(&time)) return std::move(*refused);
+  const std::string apply_time = std::get<std::string>(time);
   json changes = json::object();
   for (const auto& [key, value] : body.items()) {
-    if (key == "@Redfish.SettingsApplyTime") {
-      auto time = settings_apply_time(value, declared, apply_time);
-      if (auto* refused = std::get_if<Response>(&time)) return std::move(*refused);
-      apply_time = std::get<std::string>(time);
-      continue;
-    }
+    if (key == "@Redfish.SettingsApplyTime") continue;
     if (key != "Boot") return property_unknown(key);
     if (!value.is_object()) return property_value_type_error(value.dump(), "Boot");
     if (auto refused = check_boot(system.value("Boot", json::object()), value, changes))

@@ -101,13 +101,12 @@ std::string unique_serial(const std::string& serial, unsigned index);
 std::string unique_uuid(const std::string& uuid, unsigned index);  // unchanged if not a UUID
 std::string unique_mac(const std::string& mac, unsigned index);    // unchanged if not a MAC
 
-// The ApplyTime a settings PATCH's @Redfish.SettingsApplyTime (`value`) asks for (`current` when
-// it names none), checked against the owner's @Redfish.Settings (`declared`): its
+// The ApplyTime a settings PATCH (`body`) asks for in its @Redfish.SettingsApplyTime (OnReset
+// when it names none), checked against the owner's @Redfish.Settings (`declared`): its
 // SupportedApplyTimes, and the two this simulator carries out (OnReset, Immediate). The refusal
 // otherwise.
-std::variant<std::string, Response> settings_apply_time(const nlohmann::json& value,
-                                                        const nlohmann::json& declared,
-                                                        const std::string& current);
+std::variant<std::string, Response> settings_apply_time(const nlohmann::json& body,
+                                                        const nlohmann::json& declared);
 
 class BmcState {
  public:

@@ -8,6 +8,7 @@
 #include "inventory/util/time.hpp"
 #include "web/csv_writer.hpp"
 #include "web/openapi.hpp"
+#include "web/routes/model_baseline_routes.hpp"
 #include "web/routes/node_access.hpp"
 #include "web/routes/routes.hpp"
 
@@ -61,47 +62,6 @@ json parse_baseline_body(const json& body) {
   if (!body.contains("attributes") || body["attributes"].is_null())
     throw invalid("\"attributes\" is required", "attributes");
   return parse_bios_attributes(body["attributes"], "attributes");
-}
-
-asio::awaitable<Response> put_baseline(Services& s, RequestContext& ctx) {
-  ctx.only_query({});
-  const json attributes = parse_baseline_body(ctx.json_body());
-  db::BiosStore* store = &bios_of(s);
-  auto work = [store, model = ctx.path_param("model"), attributes, actor = ctx.actor()] {
-    return store->put_baseline(model, attributes, actor);
-  };
-  const BiosBaseline baseline = co_await s.blocking(work);
-  ctx.set_target("bios_baseline", baseline.model, baseline.model);
-  ctx.audit_details = {{"attributes", baseline.attributes}};
-  co_return ctx.json(http::status::ok, to_json(baseline));
-}
-
-asio::awaitable<Response> list_baselines(Services& s, RequestContext& ctx) {
-  ctx.only_query({});
-  db::BiosStore* store = &bios_of(s);
-  auto work = [store] { return store->baselines(); };
-  const auto baselines = co_await s.blocking(work);
-  json items = json::array();
-  for (const auto& b : baselines) items.push_back(to_json(b));
-  co_return ctx.json(http::status::ok, {{"items", std::move(items)}});
-}
-
-asio::awaitable<Response> get_baseline(Services& s, RequestContext& ctx) {
-  ctx.only_query({});
-  db::BiosStore* store = &bios_of(s);
-  auto work = [store, model = ctx.path_param("model")] { return store->baseline(model); };
-  const BiosBaseline baseline = co_await s.blocking(work);
-  co_return ctx.json(http::status::ok, to_json(baseline));
-}
-
-asio::awaitable<Response> delete_baseline(Services& s, RequestContext& ctx) {
-  ctx.only_query({});
-  db::BiosStore* store = &bios_of(s);
-  const std::string model = ctx.path_param("model");
-  auto work = [store, model] { store->remove_baseline(model); };
-  co_await s.blocking(work);
-  ctx.set_target("bios_baseline", model, model);
-  co_return ctx.empty(http::status::no_content);
 }
 
 std::string cell(const json& v) {
@@ -198,40 +158,20 @@ void register_bios_routes(Api& api) {
            {"since", {{"type", "string"}}},
            {"until", {{"type", {"string", "null"}}}},
            {"items", {{"type", "array"}, {"items", {{"type", "object"}}}}}}}}}});
-  api.router().add(
-      {http::verb::put,
-       "/api/v1/bios/baselines/{model}",
-       Access::global_admin,
-       bind(put_baseline),
-       {"Set the BIOS baseline of a server model (the value each named attribute should have)",
-        none,
-        {{"type", "object"},
-         {"required", {"attributes"}},
-         {"additionalProperties", false},
-         {"properties", {{"attributes", attributes_schema()}}}},
-        200,
-        baseline_schema()}});
-  api.router().add(
-      {http::verb::get,
-       "/api/v1/bios/baselines",
-       Access::viewer,
-       bind(list_baselines),
-       {"BIOS baselines, by model",
-        none,
-        nullptr,
-        200,
-        {{"type", "object"},
-         {"properties", {{"items", {{"type", "array"}, {"items", baseline_schema()}}}}}}}});
-  api.router().add({http::verb::get,
-                    "/api/v1/bios/baselines/{model}",
-                    Access::viewer,
-                    bind(get_baseline),
-                    {"One model's BIOS baseline", none, nullptr, 200, baseline_schema()}});
-  api.router().add({http::verb::delete_,
-                    "/api/v1/bios/baselines/{model}",
-                    Access::global_admin,
-                    bind(delete_baseline),
-                    {"Remove a model's BIOS baseline", none, nullptr, 204, nullptr}});
+  register_model_baseline_routes(
+      api,
+      {"/api/v1/bios/baselines", "BIOS", "the value each named attribute should have",
+       "bios_baseline", "attributes", attributes_schema(), baseline_schema(), parse_baseline_body,
+       [](Services& s, const std::string& model, const json& attributes, const std::string& actor) {
+         return to_json(bios_of(s).put_baseline(model, attributes, actor));
+       },
+       [](Services& s) {
+         json items = json::array();
+         for (const auto& b : bios_of(s).baselines()) items.push_back(to_json(b));
+         return items;
+       },
+       [](Services& s, const std::string& model) { return to_json(bios_of(s).baseline(model)); },
+       [](Services& s, const std::string& model) { bios_of(s).remove_baseline(model); }});
   api.router().add(
       {http::verb::get,
        "/api/v1/bios/drift",

@@ -3,6 +3,7 @@
 // auditors).
 #include "web/csv_writer.hpp"
 #include "web/openapi.hpp"
+#include "web/routes/model_baseline_routes.hpp"
 #include "web/routes/routes.hpp"
 
 namespace ironhold::web {
@@ -13,47 +14,6 @@ using nlohmann::json;
 db::BaselineStore& baselines_of(Services& s) {
   if (!s.baselines) throw Error(ErrorKind::unavailable, "this server keeps no firmware baselines");
   return *s.baselines;
-}
-
-asio::awaitable<Response> put_baseline(Services& s, RequestContext& ctx) {
-  ctx.only_query({});
-  const auto components = parse_baseline_components(ctx.json_body());
-  db::BaselineStore* store = &baselines_of(s);
-  auto work = [store, model = ctx.path_param("model"), components, actor = ctx.actor()] {
-    return store->put(model, components, actor);
-  };
-  const FirmwareBaseline baseline = co_await s.blocking(work);
-  ctx.set_target("firmware_baseline", baseline.model, baseline.model);
-  ctx.audit_details = {{"components", baseline.components}};
-  co_return ctx.json(http::status::ok, to_json(baseline));
-}
-
-asio::awaitable<Response> list_baselines(Services& s, RequestContext& ctx) {
-  ctx.only_query({});
-  db::BaselineStore* store = &baselines_of(s);
-  auto work = [store] { return store->list(); };
-  const auto baselines = co_await s.blocking(work);
-  json items = json::array();
-  for (const auto& b : baselines) items.push_back(to_json(b));
-  co_return ctx.json(http::status::ok, {{"items", std::move(items)}});
-}
-
-asio::awaitable<Response> get_baseline(Services& s, RequestContext& ctx) {
-  ctx.only_query({});
-  db::BaselineStore* store = &baselines_of(s);
-  auto work = [store, model = ctx.path_param("model")] { return store->get(model); };
-  const FirmwareBaseline baseline = co_await s.blocking(work);
-  co_return ctx.json(http::status::ok, to_json(baseline));
-}
-
-asio::awaitable<Response> delete_baseline(Services& s, RequestContext& ctx) {
-  ctx.only_query({});
-  db::BaselineStore* store = &baselines_of(s);
-  const std::string model = ctx.path_param("model");
-  auto work = [store, model] { store->remove(model); };
-  co_await s.blocking(work);
-  ctx.set_target("firmware_baseline", model, model);
-  co_return ctx.empty(http::status::no_content);
 }
 
 std::string compliance_csv(const ComplianceReport& report) {
@@ -113,40 +73,27 @@ void register_firmware_baseline_routes(Api& api) {
     return [&s, fn](RequestContext& ctx) { return fn(s, ctx); };
   };
   const json none = json::array();
-  api.router().add(
-      {http::verb::put,
-       "/api/v1/firmware/baselines/{model}",
-       Access::global_admin,
-       bind(put_baseline),
-       {"Set the firmware baseline of a server model (the versions its components should run)",
-        none,
-        {{"type", "object"},
-         {"required", {"components"}},
-         {"properties",
-          {{"components", {{"type", "object"}, {"additionalProperties", {{"type", "string"}}}}}}}},
-        200,
-        baseline_schema()}});
-  api.router().add(
-      {http::verb::get,
-       "/api/v1/firmware/baselines",
-       Access::viewer,
-       bind(list_baselines),
-       {"Firmware baselines, by model",
-        none,
-        nullptr,
-        200,
-        {{"type", "object"},
-         {"properties", {{"items", {{"type", "array"}, {"items", baseline_schema()}}}}}}}});
-  api.router().add({http::verb::get,
-                    "/api/v1/firmware/baselines/{model}",
-                    Access::viewer,
-                    bind(get_baseline),
-                    {"One model's firmware baseline", none, nullptr, 200, baseline_schema()}});
-  api.router().add({http::verb::delete_,
-                    "/api/v1/firmware/baselines/{model}",
-                    Access::global_admin,
-                    bind(delete_baseline),
-                    {"Remove a model's firmware baseline", none, nullptr, 204, nullptr}});
+  register_model_baseline_routes(
+      api,
+      {"/api/v1/firmware/baselines",
+       "firmware",
+       "the versions its components should run",
+       "firmware_baseline",
+       "components",
+       {{"type", "object"}, {"additionalProperties", {{"type", "string"}}}},
+       baseline_schema(),
+       [](const json& body) { return json(parse_baseline_components(body)); },
+       [](Services& s, const std::string& model, const json& components, const std::string& actor) {
+         return to_json(baselines_of(s).put(
+             model, components.get<std::map<std::string, std::string>>(), actor));
+       },
+       [](Services& s) {
+         json items = json::array();
+         for (const auto& b : baselines_of(s).list()) items.push_back(to_json(b));
+         return items;
+       },
+       [](Services& s, const std::string& model) { return to_json(baselines_of(s).get(model)); },
+       [](Services& s, const std::string& model) { baselines_of(s).remove(model); }});
   api.router().add({http::verb::get,
                     "/api/v1/firmware/compliance",
                     Access::viewer,
