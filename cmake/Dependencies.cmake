@@ -7,6 +7,9 @@ find_package(nlohmann_json 3.11 REQUIRED)
 find_package(Threads REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(PQXX REQUIRED IMPORTED_TARGET libpqxx)
+# OpenLDAP's client library, for sign-in against an LDAP or Active Directory directory
+# (web/auth/ldap_*); its ldap.pc brings lber.
+pkg_check_modules(LDAP REQUIRED IMPORTED_TARGET ldap)
 # The SSH serial consoles of Redfish BMCs (bmc/redfish/ssh_console), and the simulator's side.
 pkg_check_modules(LIBSSH REQUIRED IMPORTED_TARGET libssh)
 

@@ -24,6 +24,8 @@ build_packages=(
   libxml2-dev
   # The SSH serial consoles of Redfish BMCs, and the simulator's SSH server.
   libssh-dev
+  # Sign-in against an LDAP or Active Directory directory (OpenLDAP's client library).
+  libldap-dev
   ca-certificates
 )
 # What the service and the tests run, not the compiler: scripts/test.sh installs these while the
@@ -39,6 +41,12 @@ run_packages=(
   # The reference SSH client the simulator's SSH serial console is checked with (ssh, ssh-keygen,
   # ssh-keyscan).
   openssh-client
+  # The openssl tool: an independent signer of the JWTs the OIDC tests verify, and the CA that
+  # signs the test directory's certificates.
+  openssl
+  # A real directory server for the LDAP sign-in tests (slapd; ldapsearch and ldapadd load and
+  # read it). Its package enables a system service the tests never use: they start their own.
+  slapd ldap-utils
   # Independent clients the cloud simulators and signers are checked with: botocore (SigV4
   # oracle, EC2 client) and openstacksdk.
   python3-botocore python3-openstacksdk
@@ -80,6 +88,11 @@ export DEBIAN_FRONTEND=noninteractive
 mkdir -p /etc/postgresql-common
 if [ ! -f /etc/postgresql-common/createcluster.conf ] || ! grep -q '^create_main_cluster *= *false' /etc/postgresql-common/createcluster.conf; then
   echo 'create_main_cluster = false' >> /etc/postgresql-common/createcluster.conf
+fi
+# Nor should slapd's package configure a directory and start it on port 389: the LDAP tests run
+# their own slapd on loopback.
+if printf '%s\n' "${missing[@]}" | grep -qx slapd; then
+  echo 'slapd slapd/no_configuration boolean true' | debconf-set-selections
 fi
 # The package lists are read again unless a run of this script (the build group's, just before)
 # already did so in the last ten minutes.

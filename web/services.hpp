@@ -13,7 +13,9 @@
 #include "inventory/db/audit_store.hpp"
 #include "inventory/db/baseline_store.hpp"
 #include "inventory/db/bios_store.hpp"
+#include "inventory/db/capacity_store.hpp"
 #include "inventory/db/cloud_account_store.hpp"
+#include "inventory/db/cost_store.hpp"
 #include "inventory/db/event_subscription_store.hpp"
 #include "inventory/db/export_store.hpp"
 #include "inventory/db/firmware_image_store.hpp"
@@ -22,6 +24,7 @@
 #include "inventory/db/lifecycle_store.hpp"
 #include "inventory/db/node_store.hpp"
 #include "inventory/db/poll_store.hpp"
+#include "inventory/db/price_store.hpp"
 #include "inventory/db/project_store.hpp"
 #include "inventory/db/provisioning_store.hpp"
 #include "inventory/db/rollout_store.hpp"
@@ -32,8 +35,10 @@
 #include "inventory/db/token_store.hpp"
 #include "inventory/db/user_store.hpp"
 #include "inventory/drivers/endpoint_prober.hpp"
+#include "inventory/model/role_mapping.hpp"
 #include "inventory/poller/poll_metrics.hpp"
 #include "inventory/util/on_pool.hpp"
+#include "web/auth/directory.hpp"
 #include "web/http.hpp"
 
 namespace ironhold {
@@ -115,6 +120,15 @@ struct Services {
   db::FirmwareImageStore* boot_images = nullptr;
   // BIOS settings as recorded, and the per-model BIOS baselines (null: 503).
   db::BiosStore* bios = nullptr;
+  // GPU capacity over time, from the node history (null: 503).
+  db::CapacityStore* capacity = nullptr;
+  // Prices, and the cost report that uses them (null: 503).
+  db::PriceStore* prices = nullptr;
+  db::CostStore* cost = nullptr;
+  // The directory people sign in through besides the local accounts (LDAP), and how its groups
+  // become roles here (null: local users and tokens only).
+  auth::Directory* directory = nullptr;
+  const std::vector<RoleMapping>* directory_groups = nullptr;
 
   // Runs fn() on the blocking pool (see on_pool).
   template <class Fn>

@@ -53,6 +53,55 @@ std::unique_ptr<sim::RedfishFleet> start_fleet(const fs::path& mockup, unsigned 
   return fleet;
 }
 
+// Example prices for the demo's own models, sites and instance types, so that its cost page
+// has something to compare; only into a database that has none (an admin's prices stay theirs).
+// Round figures of the kind a team would start from, not quotes.
+void seed_demo_prices(ServiceHost& host) {
+  if (!host.prices().list().servers.empty()) return;
+  const auto since = *parse_rfc3339("2026-01-01T00:00:00Z");
+  auto server = [&](const char* model, double purchase, double hosting, double watts) {
+    ServerPrice p;
+    p.model = model;
+    p.effective_from = since;
+    p.currency = "USD";
+    p.purchase_price = purchase;
+    p.depreciation_months = 48;
+    p.hosting_per_month = hosting;
+    p.rated_watts = watts;
+    host.prices().add(p, "demo");
+  };
+  server("Ironworks G8-H100", 280000, 1800, 10200);
+  server("Ironworks C1-9354", 18000, 300, 900);
+  for (const auto& [site, per_kwh] :
+       {std::pair<const char*, double>{"ams1", 0.21}, {"fra2", 0.24}, {"*", 0.15}}) {
+    EnergyPrice p;
+    p.site = site;
+    p.effective_from = since;
+    p.currency = "USD";
+    p.per_kwh = per_kwh;
+    host.prices().add(p, "demo");
+  }
+  const std::tuple<const char*, const char*, double> instances[] = {
+      {"ec2", "p5.48xlarge", 98.32},
+      {"ec2", "p4d.24xlarge", 32.77},
+      {"ec2", "g5.xlarge", 1.01},
+      {"ec2", "g6.xlarge", 0.80},
+      {"openstack", "g1.h100x8", 60.00},
+      {"openstack", "g1.a100x8", 28.00},
+      {"bcc", "bcc.lgn5.c128m1024.8a100", 30.00},
+      {"bcc", "bcc.lgn7.c96m1024.8h20", 22.00}};
+  for (const auto& [provider, type, per_hour] : instances) {
+    InstancePrice p;
+    p.provider = provider;
+    p.region = "*";
+    p.instance_type = type;
+    p.effective_from = since;
+    p.currency = "USD";
+    p.per_hour = per_hour;
+    host.prices().add(p, "demo");
+  }
+}
+
 }  // namespace
 
 fs::path find_demo_mockups() {
@@ -260,6 +309,7 @@ void seed_demo_fleet(ServiceHost& host, const DemoFleet& fleet) {
       if (e.kind() != ErrorKind::conflict && e.kind() != ErrorKind::not_found) throw;
     }
   }
+  seed_demo_prices(host);
   log::info("demo fleet ready", {{"enrolled_now", enrolled}, {"endpoints_updated", moved}});
 }
 

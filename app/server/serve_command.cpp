@@ -38,6 +38,10 @@ std::vector<cli::Option> serve_options() {
                      "the base URL BMCs and installers reach this server at (default: the listen "
                      "address, unless that is every address)",
                      "IRONHOLD_ADVERTISE_URL", "", "URL"});
+  options.push_back({"identity-config", 0, true, false,
+                     "sign people in through an LDAP / Active Directory directory too, with its "
+                     "groups mapped to roles: a JSON file (docs/access.md)",
+                     "IRONHOLD_IDENTITY_CONFIG", "", "FILE"});
   options.push_back({"tls-cert", 0, true, false,
                      "serve HTTPS with this PEM certificate chain (with --tls-key)",
                      "IRONHOLD_TLS_CERT", "", "FILE"});
@@ -238,10 +242,21 @@ int serve_with(const cli::Args& args, bool demo) {
   const std::string http_redirect = args.value_or("http-redirect", "");
   if (!http_redirect.empty() && !tls)
     throw cli::UsageError("--http-redirect redirects to HTTPS: give --tls-cert and --tls-key too");
+  // The identity configuration too: a mistake in it stops the service before anything starts,
+  // rather than failing every directory sign-in later.
+  std::optional<web::auth::IdentityConfig> identity;
+  if (const std::string file = args.value_or("identity-config", ""); !file.empty()) {
+    try {
+      identity = web::auth::read_identity_config(file);
+    } catch (const Error& e) {
+      throw cli::UsageError(std::string("--identity-config: ") + e.what());
+    }
+  }
   const auto http_client = bmc_http_client_option(args);
   DatabaseTarget target = open_database_target(args, true);
   ServiceConfig config;
   config.bmc_http_client = http_client;
+  config.identity = std::move(identity);
   config.database_url = target.runtime_url;
   config.listen_database_url = args.value_or("listen-database", "");
   config.export_database_url = args.value_or("export-database", "");

@@ -15,6 +15,7 @@
 #include "inventory/util/concat.hpp"
 #include "inventory/util/lease_owner.hpp"
 #include "inventory/util/log.hpp"
+#include "web/auth/ldap_directory.hpp"
 
 namespace ironhold::app {
 namespace {
@@ -57,6 +58,9 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
       rollouts_(std::make_unique<db::RolloutStore>(*database_, box_, *tasks_)),
       baselines_(std::make_unique<db::BaselineStore>(*database_)),
       bios_(std::make_unique<db::BiosStore>(*database_)),
+      capacity_(std::make_unique<db::CapacityStore>(*database_)),
+      prices_(std::make_unique<db::PriceStore>(*database_)),
+      cost_(std::make_unique<db::CostStore>(*database_)),
       sessions_(std::make_unique<db::SessionStore>(*database_)),
       sign_in_throttle_(std::make_unique<db::SignInThrottle>(*database_)),
       url_signer_(config.master_key),
@@ -127,6 +131,16 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
   services_->request_digest = &request_digest_;
   services_->boot_images = boot_images_.get();
   services_->bios = bios_.get();
+  services_->capacity = capacity_.get();
+  services_->prices = prices_.get();
+  services_->cost = cost_.get();
+  if (config.identity && config.identity->ldap) {
+    log::info("people sign in through LDAP",
+              {{"directory", web::auth::describe(*config.identity->ldap)},
+               {"group_mappings", config.identity->ldap_groups.size()}});
+    use_directory(std::make_unique<web::auth::LdapDirectory>(*config.identity->ldap),
+                  config.identity->ldap_groups);
+  }
   services_->projects = projects_.get();
   alert_store_ = std::make_unique<db::AlertStore>(*database_, box_);
   services_->alerts = alert_store_.get();
@@ -397,6 +411,14 @@ void ServiceHost::stop() {
   timed("pending_ms", [&] { io_.shutdown(); });
   took["total_ms"] = std::chrono::duration_cast<std::chrono::milliseconds>(mark - started).count();
   log::info("service stopped", took);
+}
+
+void ServiceHost::use_directory(std::unique_ptr<web::auth::Directory> directory,
+                                std::vector<RoleMapping> groups) {
+  directory_ = std::move(directory);
+  directory_groups_ = std::move(groups);
+  services_->directory = directory_.get();
+  services_->directory_groups = &directory_groups_;
 }
 
 }  // namespace ironhold::app

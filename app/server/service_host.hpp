@@ -47,6 +47,8 @@
 #include "inventory/tasks/rollout_runner.hpp"
 #include "inventory/tasks/task_engine.hpp"
 #include "web/api.hpp"
+#include "web/auth/directory.hpp"
+#include "web/auth/identity_config.hpp"
 #include "web/redirect_server.hpp"
 #include "web/server.hpp"
 
@@ -118,6 +120,9 @@ struct ServiceConfig {
   // address when it is a specific one; a service listening on every address then cannot
   // reprovision owned servers (it cannot tell which address installers reach).
   std::string advertise_url;
+  // Sign-in through the organisation's directory (--identity-config); nullopt: local users and
+  // tokens only.
+  std::optional<web::auth::IdentityConfig> identity;
 };
 
 class ServiceHost {
@@ -148,6 +153,11 @@ class ServiceHost {
   db::HardwareStore& hardware() { return *hardware_; }
   db::CloudAccountStore& cloud_accounts() { return *cloud_accounts_; }
   db::GpuCatalogueStore& gpu_catalogue() { return *gpu_catalogue_; }
+  db::PriceStore& prices() { return *prices_; }
+  // Signs people in through `directory`, their groups mapped to roles by `groups` (tests hand in
+  // a directory the same way --identity-config does).
+  void use_directory(std::unique_ptr<web::auth::Directory> directory,
+                     std::vector<RoleMapping> groups);
   // Null when the cloud sync is disabled.
   CloudSync* cloud_sync() { return cloud_sync_.get(); }
   // Null when the poller is disabled.
@@ -191,6 +201,11 @@ class ServiceHost {
   std::unique_ptr<db::RolloutStore> rollouts_;
   std::unique_ptr<db::BaselineStore> baselines_;
   std::unique_ptr<db::BiosStore> bios_;
+  std::unique_ptr<db::CapacityStore> capacity_;
+  std::unique_ptr<db::PriceStore> prices_;
+  std::unique_ptr<db::CostStore> cost_;
+  std::unique_ptr<web::auth::Directory> directory_;
+  std::vector<RoleMapping> directory_groups_;
   std::unique_ptr<db::SessionStore> sessions_;
   std::unique_ptr<db::SignInThrottle> sign_in_throttle_;
   crypto::UrlSigner url_signer_;

@@ -1,6 +1,7 @@
 #pragma once
 // The normalizer's pieces, one file each (normalize_*.cpp); normalizer.cpp puts them together.
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +28,11 @@ ComponentsResult normalize_components(const ResourceGraph& graph, const std::str
 // Readings of the System's chassis, de-duplicated (see normalize_sensors.cpp for the rule).
 std::vector<SensorReading> normalize_sensor_readings(const ResourceGraph& graph,
                                                      const std::string& system_path);
+
+// What the System draws from the wall (see normalize_power.cpp); nullopt when its chassis do not
+// say.
+std::optional<InputPower> normalize_input_power(const ResourceGraph& graph,
+                                                const std::string& system_path);
 
 // Entries of the System's and its Managers' log services that are in the graph.
 std::vector<HardwareEvent> normalize_events(const ResourceGraph& graph,

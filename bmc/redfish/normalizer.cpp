@@ -122,6 +122,7 @@ SystemSensors normalize_sensors(const ResourceGraph& graph, const std::string& s
   result.sensors = normalize_sensor_readings(graph, system_path);
   result.events = normalize_events(graph, system_path);
   add_readings_and_events(graph, system_path, baseboards, result.sensors, result.events);
+  result.input_power = normalize_input_power(graph, system_path);
   return result;
 }
 
@@ -158,6 +159,7 @@ SystemInventory normalize_inventory(const ResourceGraph& graph, const std::strin
   inventory.sensors = normalize_sensor_readings(graph, system_path);
   inventory.events = normalize_events(graph, system_path);
   add_readings_and_events(graph, system_path, baseboards, inventory.sensors, inventory.events);
+  inventory.input_power = normalize_input_power(graph, system_path);
   return inventory;
 }
 

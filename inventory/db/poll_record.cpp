@@ -283,7 +283,7 @@ bool record_poll_result(pqxx::transaction_base& tx, const PollResult& result, bo
     for (std::size_t i = 0; i < sensors->systems.size(); ++i) {
       const auto& system = sensors->systems[i];
       if (const auto* node = family.for_system(i, system.system_id))
-        record_sensors(tx, *node, system.sensors, system.events);
+        record_sensors(tx, *node, system.sensors, system.events, system.input_power);
     }
   } else if (const auto* inventory = std::get_if<InspectionReport>(&result.report)) {
     record_inventory(tx, family, *inventory);

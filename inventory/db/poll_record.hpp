@@ -60,9 +60,11 @@ ResultChanges changes_of(const PolledFamily& family, const PollResult& result);
 void record_outcome(pqxx::transaction_base& tx, PolledFamily& family, const DriverOutcome& outcome);
 void record_statuses(pqxx::transaction_base& tx, const PolledFamily& family,
                      const std::vector<SystemStatus>& systems);
+// Readings, log entries, and the node's input power into its hourly energy (migration 0033).
 void record_sensors(pqxx::transaction_base& tx, const PolledNode& node,
                     const std::vector<SensorReading>& sensors,
-                    const std::vector<HardwareEvent>& events);
+                    const std::vector<HardwareEvent>& events,
+                    const std::optional<InputPower>& input_power);
 void record_inventory(pqxx::transaction_base& tx, PolledFamily& family,
                       const InspectionReport& report);
 // The node's BIOS settings as a new version when they differ from the current one.

@@ -311,7 +311,7 @@ void record_inventory(pqxx::transaction_base& tx, PolledFamily& family,
     record_components(tx, *node, announce, system.components, unlisted);
     record_firmware(tx, *node, announce, system.firmware);
     if (system.bios) record_bios(tx, *node, *system.bios);
-    record_sensors(tx, *node, system.sensors, system.events);
+    record_sensors(tx, *node, system.sensors, system.events, system.input_power);
   }
 }
 

@@ -1,5 +1,6 @@
-// Sensor readings (latest value and history) and hardware log entries of one node. Rows go in as
-// one JSON parameter unpacked by jsonb_to_recordset: one statement per table however many sensors.
+// Sensor readings (latest value and history), hardware log entries and input power of one node.
+// Rows go in as one JSON parameter unpacked by jsonb_to_recordset: one statement per table however
+// many sensors.
 #include <cmath>
 
 #include "inventory/db/db_json.hpp"
@@ -47,7 +48,11 @@ nlohmann::json event_rows(const std::vector<HardwareEvent>& events) {
 
 void record_sensors(pqxx::transaction_base& tx, const PolledNode& node,
                     const std::vector<SensorReading>& sensors,
-                    const std::vector<HardwareEvent>& events) {
+                    const std::vector<HardwareEvent>& events,
+                    const std::optional<InputPower>& input_power) {
+  if (input_power && std::isfinite(input_power->watts) && input_power->watts >= 0)
+    tx.exec_params("SELECT record_node_power($1::uuid, now(), $2, $3)", node.id, input_power->watts,
+                   input_power->source);
   if (!sensors.empty()) {
     const std::string rows = db_json(sensor_rows(sensors));
     tx.exec_params(

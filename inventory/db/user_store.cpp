@@ -13,7 +13,7 @@ namespace {
 
 const std::string user_columns =
     "u.id, u.name, u.created_by, rfc3339(u.created_at), rfc3339(u.password_changed_at), "
-    "rfc3339(u.last_sign_in_at)";
+    "rfc3339(u.last_sign_in_at), u.source, u.external_id";
 
 UserInfo user_from_row(const pqxx::row& r) {
   UserInfo u;
@@ -23,6 +23,9 @@ UserInfo user_from_row(const pqxx::row& r) {
   u.created_at = optional_text(r[3]);
   u.password_changed_at = optional_text(r[4]);
   u.last_sign_in_at = optional_text(r[5]);
+  u.source = r[6].as<std::string>();
+  u.external_id = optional_text(r[7]);
+  if (u.source != "local") u.password_changed_at.reset();
   return u;
 }
 
@@ -84,7 +87,9 @@ nlohmann::json to_json(const UserInfo& u) {
           {"created_by", json_or_null(u.created_by)},
           {"created_at", json_or_null(u.created_at)},
           {"password_changed_at", json_or_null(u.password_changed_at)},
-          {"last_sign_in_at", json_or_null(u.last_sign_in_at)}};
+          {"last_sign_in_at", json_or_null(u.last_sign_in_at)},
+          {"source", u.source},
+          {"external_id", json_or_null(u.external_id)}};
 }
 
 void check_new_password(std::string_view password) {
@@ -123,6 +128,10 @@ UserInfo UserStore::set_password(std::string_view name_or_id, std::string_view p
   const std::string hash = crypto::hash_password(password, hashing_);
   return transact(db_, [&](pqxx::work& tx) {
     UserInfo u = existing_user(tx, name_or_id);
+    if (u.source != "local")
+      throw conflict("\"" + u.name + "\" signs in through the " + u.source +
+                         " directory: their password is the directory's to change",
+                     "password");
     tx.exec_params(
         "UPDATE users SET password_hash = $2, password_changed_at = now() WHERE id = $1::uuid",
         u.id, hash);
@@ -199,7 +208,8 @@ std::optional<UserInfo> UserStore::check_password(std::string_view name,
   };
   auto stored = transact(db_, [&](pqxx::work& tx) -> std::optional<Stored> {
     auto r =
-        tx.exec_params("SELECT id, password_hash FROM users WHERE name = $1", std::string(name));
+        tx.exec_params("SELECT id, password_hash FROM users WHERE name = $1 AND source = 'local'",
+                       std::string(name));
     if (r.empty()) return std::nullopt;
     return Stored{r[0][0].as<std::string>(), r[0][1].as<std::string>()};
   });
@@ -220,6 +230,65 @@ std::optional<UserInfo> UserStore::check_password(std::string_view name,
         "ELSE password_hash END WHERE id = $1::uuid",
         stored->id, stored->hash, nullable(rehash));
     return read_user(tx, stored->id);
+  });
+}
+
+bool UserStore::is_local(std::string_view name) {
+  return transact(db_, [&](pqxx::work& tx) {
+    return !tx.exec_params("SELECT 1 FROM users WHERE name = $1 AND source = 'local'",
+                           std::string(name))
+                .empty();
+  });
+}
+
+ExternalSignIn UserStore::sign_in_external(const ExternalIdentity& who,
+                                           const std::vector<Grant>& grants) {
+  if (!valid_user_name(who.name))
+    throw Error(ErrorKind::forbidden,
+                "the " + who.source + " directory names this person \"" + who.name.substr(0, 100) +
+                    "\", which is not a user name here (1 to 63 letters, digits, '.', '_', '@' "
+                    "or '-'): ask an admin to map another attribute");
+  const std::string marker = "directory:" + who.source;
+  return transact(db_, [&](pqxx::work& tx) {
+    ExternalSignIn out;
+    auto found =
+        tx.exec_params("SELECT id FROM users WHERE source = $1 AND external_id = $2 FOR UPDATE",
+                       who.source, who.external_id);
+    std::string id;
+    if (!found.empty()) {
+      id = found[0][0].as<std::string>();
+    } else {
+      // A local account (or another directory's person) of that name is someone else: never
+      // merged by name, which anyone able to pick a directory name could otherwise take over.
+      if (!tx.exec_params("SELECT 1 FROM users WHERE name = $1", who.name).empty())
+        throw conflict("a user named \"" + who.name +
+                       "\" already exists here (a local account, or another directory's): an "
+                       "admin must remove or rename it before \"" +
+                       who.name + "\" can sign in through the " + who.source + " directory");
+      id = tx.exec_params1(
+                 "INSERT INTO users (name, source, external_id, created_by) "
+                 "VALUES ($1, $2, $3, $4) RETURNING id",
+                 who.name, who.source, who.external_id, marker)[0]
+               .as<std::string>();
+      out.created = true;
+    }
+    // The directory's roles as of now: the ones it gave before go, the ones it gives now come.
+    tx.exec_params("DELETE FROM role_grants WHERE user_id = $1::uuid AND granted_by = $2", id,
+                   marker);
+    for (const auto& g : grants) {
+      if (g.project &&
+          tx.exec_params("SELECT 1 FROM projects WHERE name = $1", *g.project).empty()) {
+        out.unknown_projects.push_back(*g.project);
+        continue;
+      }
+      tx.exec_params(
+          "INSERT INTO role_grants (user_id, project, role, granted_by) "
+          "VALUES ($1::uuid, $2, $3, $4) ON CONFLICT DO NOTHING",
+          id, nullable(g.project), std::string(to_string(g.role)), marker);
+    }
+    tx.exec_params("UPDATE users SET last_sign_in_at = now() WHERE id = $1::uuid", id);
+    out.user = existing_user(tx, id);
+    return out;
   });
 }
 

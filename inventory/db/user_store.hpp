@@ -19,6 +19,22 @@ struct UserInfo {
   std::string name;
   std::vector<Grant> grants;
   std::optional<std::string> created_by, created_at, password_changed_at, last_sign_in_at;
+  std::string source = "local";            // "local", "ldap" or "oidc"
+  std::optional<std::string> external_id;  // the directory's name for them (DN, issuer + subject)
+};
+
+// A person a directory vouched for: which directory, its stable name for them, and the user name
+// they get here.
+struct ExternalIdentity {
+  std::string source;       // "ldap" or "oidc"
+  std::string external_id;  // the entry's DN, or "<issuer> <subject>"
+  std::string name;         // the user name here (the directory's uid, preferred_username, ...)
+};
+
+struct ExternalSignIn {
+  UserInfo user;
+  bool created = false;                       // their first sign-in
+  std::vector<std::string> unknown_projects;  // mapped grants skipped: no such project
 };
 
 class UserStore {
@@ -45,6 +61,13 @@ class UserStore {
   // The user, when `password` is theirs. Costs one password hash whether or not the name exists,
   // so that timing does not tell which names do.
   std::optional<UserInfo> check_password(std::string_view name, std::string_view password);
+
+  // A local user of that name exists (whose password is kept here, never asked of a directory).
+  bool is_local(std::string_view name);
+  // The user a directory vouched for, made at their first sign-in, with the directory's grants
+  // replaced by `grants` (hand-made grants stay). Throws conflict when the name is another
+  // user's, forbidden when it is not a valid user name.
+  ExternalSignIn sign_in_external(const ExternalIdentity& who, const std::vector<Grant>& grants);
 
  private:
   Database& db_;

@@ -99,11 +99,20 @@ struct SystemStatus {
   std::optional<std::string> last_reset_time;
 };
 
+// What a node draws from the wall, where its BMC says so: the energy the cost report prices.
+// Kept apart from the sensor readings, which may hold the same power several times over (a
+// chassis total, each power supply, each GPU).
+struct InputPower {
+  double watts = 0;
+  std::string source;  // which reading it is: "Sensor Total_Power", "PowerControl", ...
+};
+
 // Sensors and new log entries of one System (what the 60-second poll reads).
 struct SystemSensors {
   std::string system_id;
   std::vector<SensorReading> sensors;
   std::vector<HardwareEvent> events;
+  std::optional<InputPower> input_power;
 };
 
 // Everything a full inspection reads about one System.
@@ -116,6 +125,7 @@ struct SystemInventory {
   std::vector<FirmwareItem> firmware;  // FirmwareInventory + the Manager's firmware + BIOS
   std::vector<SensorReading> sensors;
   std::vector<HardwareEvent> events;
+  std::optional<InputPower> input_power;
   // Kinds whose collection the BMC answered with no members where a running server must have
   // some: the host's Processors or Memory, from a BMC that has not read the host's inventory yet
   // (bmcweb with the host off, or a BMC just restarted). The components recorded before stay,

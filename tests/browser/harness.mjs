@@ -448,6 +448,39 @@ export async function newUser(browser, instance, artifacts, name, { baseURL = in
   return { context, page };
 }
 
+// A real OpenLDAP server for a scenario ($IRONHOLD_TEST_SLAPD, tests/support/test_slapd_main.cpp)
+// with tests/data/ldap/directory.ldif loaded: {ldapsUrl, ldapUrl, caFile, stop()}. It stops when
+// stop() closes its standard input, or with this process.
+export async function startDirectory(artifacts) {
+  const bin = process.env.IRONHOLD_TEST_SLAPD;
+  if (!bin || !fs.existsSync(bin)) throw new Error(`IRONHOLD_TEST_SLAPD=${bin} does not exist: build the test_slapd target`);
+  const ldif = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'data', 'ldap', 'directory.ldif');
+  const child = spawn(bin, [ldif], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const log = fs.createWriteStream(artifacts.file('slapd.log'));
+  child.stderr.on('data', (chunk) => log.write(chunk));
+  const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+  let out = '';
+  const ready = await new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk) => {
+      out += chunk.toString();
+      const line = out.split('\n')[0];
+      if (out.includes('\n')) resolve(JSON.parse(line));
+    });
+    exited.then((code) => reject(new Error(`test_slapd exited (${code}) before it was ready: see slapd.log`)));
+  });
+  process.once('exit', () => child.kill('SIGTERM'));
+  return {
+    ldapsUrl: ready.ldaps_url,
+    ldapUrl: ready.ldap_url,
+    caFile: ready.ca_file,
+    async stop() {
+      child.stdin.end();
+      await exited;
+      log.end();
+    },
+  };
+}
+
 // Switches the sign-in page from its user name and password to its API token field.
 export async function useTokenForm(page) {
   await page.getByTestId('signin-use-token').click();
@@ -476,11 +509,14 @@ export function streamState(page) {
 // One scenario file's fixture: before its tests, an instance and a browser; after them, both gone.
 // Its `test` takes a screenshot of every open page when a test fails, and its last test checks
 // that the service stopped cleanly (exit status 0, no sanitizer report).
+// `extraArgs`: the demo's extra arguments, or an async function of the scenario that returns
+// them (to start what they name first, such as a directory).
 export function scenario(name, { extraArgs = [] } = {}) {
   const s = { name, pages: new Map() };
   before(async () => {
     s.artifacts = new Artifacts(name);
-    const [instance, ms] = await timed(() => Instance.start(s.artifacts, { extraArgs }));
+    const args = typeof extraArgs === 'function' ? await extraArgs(s) : extraArgs;
+    const [instance, ms] = await timed(() => Instance.start(s.artifacts, { extraArgs: args }));
     s.instance = instance;
     s.artifacts.time('ironhold demo: start until its fleet was inspected', ms);
     s.browser = await launchBrowser();
@@ -488,6 +524,7 @@ export function scenario(name, { extraArgs = [] } = {}) {
   after(async () => {
     await s.browser?.close().catch(() => {});
     if (s.instance) await s.instance.stop();
+    if (s.directory) await s.directory.stop();
   });
   // A signed-out browser user (own cookies) named `who`: {context, page}.
   s.user = async (who, options) => {

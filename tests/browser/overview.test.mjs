@@ -197,4 +197,49 @@ s.test('a viewer sees every action disabled, with the reason', async () => {
   await s.artifacts.screenshot(actions, 'viewer-actions-disabled');
 });
 
+s.test('the capacity page shows the GPUs the capacity report counts, per group, and its CSV', async () => {
+  await page.getByTestId('nav-capacity').click();
+  await page.getByTestId('capacity-chart').waitFor();
+  await page.getByTestId('capacity-table').locator('tbody tr[data-group]').first().waitFor();
+  // The page asked for the last 7 days, grouped by GPU model and source: the same report from the
+  // API (GPUs installed do not change while the demo runs; GPU-hours do, so they are not compared).
+  const url = new URL(await page.getByTestId('capacity-csv').getAttribute('href'), s.instance.url);
+  const query = new URLSearchParams(url.search);
+  query.delete('format');
+  const report = await s.instance.apiOk('GET', `/api/v1/capacity?${query}`, { token: viewer.token });
+  assert.ok(report.totals.gpus_installed > 0, 'the demo fleet has GPUs');
+  const shown = (await page.getByTestId('capacity-gpus-installed').locator('.big').textContent()).replace(/[^0-9]/g, '');
+  assert.equal(Number(shown), report.totals.gpus_installed);
+  const rows = await page.getByTestId('capacity-table').locator('tbody tr[data-group]').count();
+  assert.equal(rows, report.groups.length);
+  assert.equal(Number(await page.getByTestId('capacity-chart').getAttribute('data-buckets')), report.totals.series.length);
+  const csv = await s.instance.api('GET', `${url.pathname}${url.search}`, { token: viewer.token });
+  assert.equal(csv.status, 200);
+  const lines = csv.text.trim().split('\n');
+  assert.match(lines[0], /^from,to,gpu_model,source,gpus_installed,/);
+  assert.equal(lines.length - 1, report.groups.length);
+  await s.artifacts.screenshot(page, 'capacity');
+});
+
+s.test('the cost page puts owned and rented side by side per GPU model, priced by the demo\'s prices', async () => {
+  await page.getByTestId('nav-cost').click();
+  await page.getByTestId('cost-chart').waitFor();
+  await page.getByTestId('cost-table').locator('tbody tr[data-group]').first().waitFor();
+  const url = new URL(await page.getByTestId('cost-csv').getAttribute('href'), s.instance.url);
+  const query = new URLSearchParams(url.search);
+  query.delete('format');
+  query.set('inputs', 'false');
+  const report = await s.instance.apiOk('GET', `/api/v1/cost?${query}`, { token: viewer.token });
+  assert.equal(report.currency, 'USD', 'the demo enters its example prices in USD');
+  const rows = await page.getByTestId('cost-table').locator('tbody tr[data-group]').evaluateAll((trs) => trs.map((tr) => tr.dataset.group));
+  assert.deepEqual(rows, report.groups.map((g) => g.key.gpu_model || 'unknown model'));
+  // Owned H100 servers and rented H100 instances are both in the demo fleet.
+  const h100 = report.groups.find((g) => g.key.gpu_model === 'NVIDIA H100 SXM5 80GB');
+  assert.ok(h100 && h100.owned.gpu_hours_installed > 0 && h100.rented.gpu_hours_used > 0, 'H100s owned and rented');
+  const csv = await s.instance.api('GET', `${url.pathname}${url.search}`, { token: viewer.token });
+  assert.equal(csv.status, 200);
+  assert.match(csv.text.split('\n')[0], /^gpu_model,node_id,node,kind,from,to,quantity,unit,rate,currency,/);
+  await s.artifacts.screenshot(page, 'cost');
+});
+
 s.testStopsCleanly();

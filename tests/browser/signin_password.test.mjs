@@ -2,10 +2,34 @@
 // right one reaches the overview with the user's name in the top bar, the node page names its
 // project (and a second project brings a Project column to the table), the token form stays one
 // click away after signing out, and repeated failures are throttled with the wait on the page.
+// The same form signs people in through a real OpenLDAP directory (test_slapd): their groups give
+// their roles, and a person in no mapped group is told they have no project.
 import assert from 'node:assert/strict';
-import { scenario, useTokenForm, waitFor } from './harness.mjs';
+import fs from 'node:fs';
+import { scenario, startDirectory, useTokenForm, waitFor } from './harness.mjs';
 
-const s = scenario('signin_password');
+const s = scenario('signin_password', {
+  extraArgs: async (scene) => {
+    scene.directory = await startDirectory(scene.artifacts);
+    const config = {
+      ldap: {
+        url: scene.directory.ldapsUrl,
+        ca_file: scene.directory.caFile,
+        bind_dn: 'cn=ironhold-search,ou=services,dc=ironhold,dc=test',
+        bind_password: 'search-secret',
+        user_base: 'ou=people,dc=ironhold,dc=test',
+        group_base: 'ou=groups,dc=ironhold,dc=test',
+        groups: [
+          { group: 'cn=gpu-ops,ou=groups,dc=ironhold,dc=test', project: 'default', role: 'operator' },
+          { group: 'cn=fleet-admins,ou=groups,dc=ironhold,dc=test', project: null, role: 'admin' },
+        ],
+      },
+    };
+    const file = scene.artifacts.file('identity.json');
+    fs.writeFileSync(file, JSON.stringify(config, null, 2));
+    return ['--identity-config', file];
+  },
+});
 const ADA = { name: 'ada', password: 'correct horse battery' };
 let page;
 
@@ -106,6 +130,38 @@ s.test('after signing out, the token form is one click away and still signs in',
   const whoami = await s.instance.apiOk('GET', '/api/v1/whoami', { token });
   assert.equal(await page.getByTestId('session-name').textContent(), whoami.token.name);
   await s.artifacts.screenshot(page, 'signed-in-with-token');
+});
+
+s.test('a directory user signs in with their LDAP password and gets their group\'s role', async () => {
+  await page.getByTestId('sign-out').click();
+  await page.getByTestId('signin-username').waitFor();
+  assert.equal(await submitPassword('alice', 'not-alices-password'), 401);
+  assert.equal(await submitPassword('alice', 'alice-password'), 201);
+  await page.locator('[data-testid="node-table"] tr[data-node-id]').first().waitFor();
+  assert.equal(await page.getByTestId('session-name').textContent(), 'alice');
+  assert.equal(await page.getByTestId('session-role').textContent(), 'operator');
+  const users = await s.instance.apiOk('GET', '/api/v1/users');
+  const alice = users.items.find((u) => u.name === 'alice');
+  assert.equal(alice.source, 'ldap');
+  assert.deepEqual(alice.roles, [{ project: 'default', role: 'operator' }]);
+  const audit = await s.instance.apiOk('GET', '/api/v1/audit?action=session.create');
+  const signIn = audit.items.find((e) => e.actor === 'alice' && e.outcome === '201');
+  assert.equal(signIn.details.via, 'ldap');
+  assert.ok(signIn.details.directory.groups.includes('cn=gpu-ops,ou=groups,dc=ironhold,dc=test'));
+  await s.artifacts.screenshot(page, 'signed-in-through-ldap');
+});
+
+s.test('a directory user in no mapped group is signed in to a page that says so, with no project', async () => {
+  await page.getByTestId('sign-out').click();
+  await page.getByTestId('signin-username').waitFor();
+  assert.equal(await submitPassword('carol', 'carol-password'), 201);
+  const note = page.getByTestId('no-project');
+  await note.waitFor();
+  assert.match(await note.textContent(), /carol/);
+  assert.equal(await page.getByTestId('node-table').count(), 0, 'no fleet for someone without a project');
+  const users = await s.instance.apiOk('GET', '/api/v1/users');
+  assert.deepEqual(users.items.find((u) => u.name === 'carol').roles, []);
+  await s.artifacts.screenshot(page, 'signed-in-without-project');
 });
 
 s.test('repeated failures are throttled, and the page says how long to wait', async () => {

@@ -31,6 +31,9 @@ void register_all_routes(Api& api) {
   register_alert_routes(api);
   register_redfish_event_routes(api);
   register_gpu_model_routes(api);
+  register_capacity_routes(api);
+  register_price_routes(api);
+  register_cost_routes(api);
   register_serial_console_routes(api);
 }
 

@@ -33,6 +33,9 @@ void register_alert_routes(Api& api);
 void register_redfish_event_routes(Api& api);
 void register_gpu_model_routes(Api& api);
 void register_serial_console_routes(Api& api);
+void register_capacity_routes(Api& api);
+void register_price_routes(Api& api);
+void register_cost_routes(Api& api);
 
 // Who a request acts as and what it may do where (GET /api/v1/session, GET /api/v1/whoami).
 nlohmann::json identity_json(const RequestContext& ctx);

@@ -4,6 +4,7 @@
 // Authorization: Bearer.
 #include "inventory/db/principals.hpp"
 #include "inventory/error.hpp"
+#include "inventory/model/role_mapping.hpp"
 #include "inventory/util/log.hpp"
 #include "web/cookies.hpp"
 #include "web/openapi.hpp"
@@ -78,7 +79,8 @@ json session_json(const RequestContext& ctx) {
 
 // Sign-in is open to anyone, so it writes its own audit entries, failed ones included.
 asio::awaitable<void> audit_sign_in(Services& s, const RequestContext& ctx, int status,
-                                    const std::string& reason, const std::string& tried) {
+                                    const std::string& reason, const std::string& tried,
+                                    const std::string& via, const json& directory) {
   db::AuditEntry entry;
   entry.actor = ctx.principal ? ctx.actor() : (tried.empty() ? "anonymous" : tried);
   entry.actor_id = ctx.actor_id();
@@ -86,8 +88,9 @@ asio::awaitable<void> audit_sign_in(Services& s, const RequestContext& ctx, int 
   if (ctx.session) entry.target_type = "session", entry.target_id = ctx.session->id;
   entry.outcome = std::to_string(status);
   entry.request_id = ctx.request_id;
-  entry.details = {{"peer", ctx.peer}};
+  entry.details = {{"peer", ctx.peer}, {"via", via}};
   if (!reason.empty()) entry.details["reason"] = reason;
+  if (!directory.is_null()) entry.details["directory"] = directory;
   auto write = [&s, entry] {
     try {
       s.audit.record(entry);
@@ -136,7 +139,39 @@ SignInRequest sign_in_request(const json& body) {
 struct SignInOutcome {
   std::optional<db::CreatedSession> created;
   std::optional<Principal> principal;
+  std::string via = "password";  // "password", "token" or "ldap"
+  // What the directory said, for the audit entry: the entry, its groups, the grants they gave.
+  nlohmann::json directory = nullptr;
+  // The directory could not be asked, or its person cannot be a user here: the error to answer.
+  std::optional<Error> failure;
 };
+
+// A directory user's sign-in: the directory checks the password and names the groups, which
+// become the user's grants here (none: signed in, but no project).
+void sign_in_through_directory(Services& s, db::SessionStore& store, const SignInRequest& asked,
+                               const std::string& peer, const std::string& agent,
+                               SignInOutcome& out) {
+  out.via = "ldap";
+  try {
+    const auto person = s.directory->authenticate(asked.username, asked.password);
+    if (!person) return;
+    const std::vector<Grant> grants = grants_for(*s.directory_groups, person->groups, true);
+    const db::ExternalSignIn signed_in =
+        s.users.sign_in_external({"ldap", person->dn, person->username}, grants);
+    json granted = json::array();
+    for (const auto& g : grants) granted.push_back(db::to_json(g));
+    out.directory = {{"dn", person->dn},
+                     {"groups", person->groups},
+                     {"grants", std::move(granted)},
+                     {"first_sign_in", signed_in.created}};
+    if (!signed_in.unknown_projects.empty())
+      out.directory["unknown_projects"] = signed_in.unknown_projects;
+    out.created = store.create_for_user(signed_in.user.id, peer, agent);
+    out.principal = db::principal_of_session(out.created->session, s.users);
+  } catch (const Error& e) {
+    out.failure = e;
+  }
+}
 
 asio::awaitable<Response> sign_in(Services& s, RequestContext& ctx) {
   ctx.only_query({});
@@ -159,14 +194,20 @@ asio::awaitable<Response> sign_in(Services& s, RequestContext& ctx) {
     if (blocked) {
       const bool by_user = blocked->first.rfind("user:", 0) == 0;
       const std::string who = by_user ? "for this user" : "from this address";
-      co_await audit_sign_in(s, ctx, 429, "too many failed sign-ins " + who, asked.username);
+      co_await audit_sign_in(s, ctx, 429, "too many failed sign-ins " + who, asked.username,
+                             asked.token ? "token" : "password", nullptr);
       co_return throttled(ctx, blocked->second, who);
     }
   }
   auto check = [&s, store, asked, peer = ctx.peer,
                 agent = std::string(ctx.request[http::field::user_agent])] {
     SignInOutcome out;
+    if (!asked.token && s.directory && !s.users.is_local(asked.username)) {
+      sign_in_through_directory(s, *store, asked, peer, agent, out);
+      return out;
+    }
     if (asked.token) {
+      out.via = "token";
       const auto token = s.tokens.authenticate(*asked.token);
       if (!token) return out;
       out.created = store->create(*token, peer, agent);
@@ -180,6 +221,16 @@ asio::awaitable<Response> sign_in(Services& s, RequestContext& ctx) {
     return out;
   };
   SignInOutcome outcome = co_await s.blocking(check);
+  if (outcome.failure) {
+    // Not the person's mistake (the directory is down, or their name is taken here): said as it
+    // is, audited, and not counted against them.
+    const int status = outcome.failure->kind() == ErrorKind::unavailable ? 503
+                       : outcome.failure->kind() == ErrorKind::conflict  ? 409
+                                                                         : 403;
+    co_await audit_sign_in(s, ctx, status, outcome.failure->what(), asked.username, outcome.via,
+                           nullptr);
+    throw *outcome.failure;
+  }
   if (throttle) {
     auto count = [throttle, sources, ok = outcome.created.has_value()] {
       std::optional<std::chrono::seconds> blocked;
@@ -200,14 +251,14 @@ asio::awaitable<Response> sign_in(Services& s, RequestContext& ctx) {
   }
   if (!outcome.created) {
     const std::string why = asked.token ? "the token is not valid" : "wrong user name or password";
-    co_await audit_sign_in(s, ctx, 401, why, asked.username);
+    co_await audit_sign_in(s, ctx, 401, why, asked.username, outcome.via, nullptr);
     throw Error(ErrorKind::unauthenticated,
                 asked.token ? "the API token is not valid (unknown, revoked or expired)"
                             : "the user name or the password is wrong");
   }
   ctx.session = outcome.created->session;
   ctx.principal = std::move(outcome.principal);
-  co_await audit_sign_in(s, ctx, 201, "", asked.username);
+  co_await audit_sign_in(s, ctx, 201, "", asked.username, outcome.via, outcome.directory);
   Response res = ctx.json(http::status::created, session_json(ctx));
   res.set(http::field::set_cookie,
           session_set_cookie(outcome.created->secret, store->limits().lifetime, ctx.secure));

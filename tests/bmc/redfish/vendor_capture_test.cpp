@@ -96,6 +96,35 @@ bool absent(const json& d) {
          d["Status"].value("State", "") == "Absent";
 }
 
+// What the System draws from the wall, read from the capture's own files by the rule of
+// docs/cost.md: a chassis Sensor of ReadingType Power in PhysicalContext Chassis, else
+// PowerControl[0].PowerConsumedWatts, else the power supplies' PowerInputWatts; with where it
+// came from.
+std::optional<std::pair<double, std::string>> capture_input_power(const Capture& capture,
+                                                                  const json& system) {
+  std::vector<std::string> chassis;
+  if (system.contains("Links") && system["Links"].contains("Chassis"))
+    for (const auto& l : system["Links"]["Chassis"])
+      chassis.push_back(trimmed(l.value("@odata.id", "")));
+  for (const auto& c : chassis)
+    for (const auto& sensor : capture.members(capture.link_at(c, "Sensors"))) {
+      const json d = capture.doc(sensor);
+      if (d.is_object() && d.value("ReadingType", "") == "Power" &&
+          d.value("PhysicalContext", "") == "Chassis" && d.contains("Reading") &&
+          d["Reading"].is_number())
+        return std::make_pair(d["Reading"].get<double>(), std::string("Sensor"));
+    }
+  for (const auto& c : chassis) {
+    const json power = capture.doc(capture.link_at(c, "Power"));
+    if (power.is_object() && power.contains("PowerControl") && power["PowerControl"].is_array() &&
+        !power["PowerControl"].empty() &&
+        power["PowerControl"][0].value("PowerConsumedWatts", json()).is_number())
+      return std::make_pair(power["PowerControl"][0]["PowerConsumedWatts"].get<double>(),
+                            std::string("PowerControl"));
+  }
+  return std::nullopt;
+}
+
 PowerState expected_power(const json& system) {
   const auto p = text(system, "PowerState");
   if (p == "On") return PowerState::on;
@@ -123,6 +152,14 @@ void check_inspection(const std::string& name) {
   REQUIRE(report.ok());
   REQUIRE_FALSE(report.systems.empty());
   const SystemInventory& got = report.systems[0];
+
+  // What it draws from the wall (the simulator moves power readings by up to 3 % and 1 W).
+  if (const auto want = capture_input_power(capture, system)) {
+    INFO("input power " << want->first << " W from " << want->second);
+    REQUIRE(got.input_power);
+    CHECK(got.input_power->source.rfind(want->second, 0) == 0);
+    CHECK(got.input_power->watts == Approx(want->first).margin(want->first * 0.035 + 1.5));
+  }
 
   // Identity and state, as the System document says.
   CHECK(got.system_id ==

@@ -15,9 +15,11 @@ import * as alerts from './views/alerts.js';
 import * as tasks from './views/tasks.js';
 import * as firmware from './views/firmware.js';
 import * as cloud from './views/cloud.js';
+import * as capacity from './views/capacity.js';
+import * as cost from './views/cost.js';
 
-const VIEWS = { overview, racks, node, alerts, tasks, firmware, cloud };
-const TITLES = { overview: 'Fleet', racks: 'Racks', node: 'Node', alerts: 'Alerts', tasks: 'Tasks', firmware: 'Firmware', cloud: 'Cloud accounts' };
+const VIEWS = { overview, racks, node, alerts, tasks, firmware, cloud, capacity, cost };
+const TITLES = { overview: 'Fleet', racks: 'Racks', node: 'Node', alerts: 'Alerts', tasks: 'Tasks', firmware: 'Firmware', cloud: 'Cloud accounts', capacity: 'GPU capacity', cost: 'GPU cost' };
 
 const main = document.getElementById('main');
 const topbar = document.getElementById('topbar');
@@ -49,7 +51,7 @@ function afterSignIn() {
   const target = returnTo && returnTo !== '#/signin' ? returnTo : '#/';
   returnTo = null;
   showChrome();
-  startStream();
+  if (session().can?.read) startStream();
   if (location.hash === target) render();
   else location.hash = target;
 }
@@ -74,6 +76,18 @@ function render() {
   }
   if (route.name === 'signin') {
     go('/');
+    return;
+  }
+  // Signed in, but granted nothing (a directory user in no mapped group): every page would be
+  // refused, so say why once.
+  if (!session().can?.read) {
+    if (mounted?.name === 'no-project') return;
+    unmount();
+    document.title = 'No project · Ironhold';
+    main.appendChild(h('section', { 'data-testid': 'no-project' }, h('h1', {}, 'No project yet'),
+      h('p', {}, `You are signed in as ${displayName()}, but no project is granted to you here. `,
+        'If you signed in with your directory account, ask an admin to map one of your groups to a project.')));
+    mounted = { name: 'no-project', path: route.path, view: { destroy() {}, refresh() {} } };
     return;
   }
   for (const a of document.querySelectorAll('[data-nav]')) {
@@ -126,7 +140,8 @@ async function boot() {
     const s = await loadSession();
     if (s) {
       showChrome();
-      startStream();
+      // Someone granted nothing has no stream to follow (it would be refused over and over).
+      if (s.can?.read) startStream();
     }
     render();
   } catch (e) {

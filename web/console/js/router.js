@@ -1,4 +1,4 @@
-// Hash routes: #/ (fleet), #/racks, #/nodes/<id>, #/alerts, #/tasks, #/firmware, #/cloud, #/signin; a
+// Hash routes: #/ (fleet), #/racks, #/nodes/<id>, #/alerts, #/tasks, #/firmware, #/cloud, #/capacity, #/cost, #/signin; a
 // view's own state follows a '?' (#/?health=critical&sort=-last_seen).
 
 const ROUTES = [
@@ -9,6 +9,8 @@ const ROUTES = [
   [/^\/tasks$/, 'tasks'],
   [/^\/firmware$/, 'firmware'],
   [/^\/cloud$/, 'cloud'],
+  [/^\/capacity$/, 'capacity'],
+  [/^\/cost$/, 'cost'],
   [/^\/signin$/, 'signin'],
 ];
 
