@@ -8,14 +8,23 @@ nlohmann::json component_schemas();  // openapi_schemas.cpp
 
 using nlohmann::json;
 
-json ref(const std::string& schema) { return {{"$ref", "#/components/schemas/" + schema}}; }
+json ref(const std::string& schema) {
+  return {{"$ref", "#/components/schemas/" + schema}};
+}
+
+json query(const char* name, json schema, const char* description) {
+  return {
+      {"name", name}, {"in", "query"}, {"schema", std::move(schema)}, {"description", description}};
+}
 
 json page_of(const std::string& schema) {
   return {{"type", "object"},
           {"required", {"items", "next"}},
           {"properties",
            {{"items", {{"type", "array"}, {"items", ref(schema)}}},
-            {"next", {{"type", json::array({"string", "null"})}, {"description", "cursor of the next page"}}}}}};
+            {"next",
+             {{"type", json::array({"string", "null"})},
+              {"description", "cursor of the next page"}}}}}};
 }
 
 namespace {
@@ -27,7 +36,8 @@ json problem_response(const char* description) {
 
 std::vector<std::string> path_parameters(const std::string& pattern) {
   std::vector<std::string> names;
-  for (auto open = pattern.find('{'); open != std::string::npos; open = pattern.find('{', open + 1)) {
+  for (auto open = pattern.find('{'); open != std::string::npos;
+       open = pattern.find('{', open + 1)) {
     const auto close = pattern.find('}', open);
     if (close == std::string::npos) break;
     names.push_back(pattern.substr(open + 1, close - open - 1));
@@ -41,7 +51,9 @@ json operation(const Route& route) {
              {"x-ironhold-role", to_string(route.access)}};
   json parameters = json::array();
   for (const auto& name : path_parameters(route.pattern))
-    parameters.push_back({{"name", name}, {"in", "path"}, {"required", true},
+    parameters.push_back({{"name", name},
+                          {"in", "path"},
+                          {"required", true},
                           {"description", name == "id" ? "the id or the name" : ""},
                           {"schema", {{"type", "string"}}}});
   for (const auto& p : route.doc.query_parameters) parameters.push_back(p);
@@ -75,13 +87,15 @@ std::string method_key(http::verb v) {
 
 json document(const std::vector<Route>& routes) {
   json paths = json::object();
-  for (const auto& route : routes) paths[route.pattern][method_key(route.method)] = operation(route);
+  for (const auto& route : routes)
+    paths[route.pattern][method_key(route.method)] = operation(route);
   return {{"openapi", "3.1.0"},
           {"info",
            {{"title", "Ironhold API"},
             {"version", "1"},
-            {"description", "One inventory and one set of actions for owned GPU servers (Redfish, IPMI) "
-                            "and rented cloud instances. Errors are RFC 9457 problem+json."}}},
+            {"description",
+             "One inventory and one set of actions for owned GPU servers (Redfish, IPMI) "
+             "and rented cloud instances. Errors are RFC 9457 problem+json."}}},
           {"servers", json::array({{{"url", "/"}}})},
           {"paths", paths},
           {"components",

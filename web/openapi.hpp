@@ -13,6 +13,9 @@ nlohmann::json ref(const std::string& schema);
 // {"items": [ref], "next": string|null}
 nlohmann::json page_of(const std::string& schema);
 
+// A query parameter's description: {"name", "in": "query", "schema", "description"}.
+nlohmann::json query(const char* name, nlohmann::json schema, const char* description);
+
 nlohmann::json document(const std::vector<Route>& routes);
 
 }  // namespace ironhold::web::openapi

@@ -55,6 +55,15 @@ Response RequestContext::empty(http::status status) const {
   return res;
 }
 
+Response RequestContext::csv(const std::string& filename, std::string body) const {
+  Response res{http::status::ok, request.version()};
+  res.set(http::field::content_type, "text/csv; charset=utf-8; header=present");
+  res.set(http::field::content_disposition, "attachment; filename=\"" + filename + "\"");
+  res.body() = std::move(body);
+  res.prepare_payload();
+  return res;
+}
+
 std::optional<std::string> RequestContext::actor_id() const {
   if (!principal) return std::nullopt;
   return principal->user_id ? principal->user_id : principal->token_id;

@@ -86,6 +86,8 @@ struct RequestContext {
   // A JSON body already written as text (json_text, append_json of a node).
   Response json_text(http::status status, std::string body) const;
   Response empty(http::status status) const;
+  // A CSV export (web/csv_writer.hpp) as an attachment named `filename`.
+  Response csv(const std::string& filename, std::string body) const;
 };
 
 }  // namespace ironhold::web

@@ -92,12 +92,7 @@ asio::awaitable<Response> drift(Services& s, RequestContext& ctx) {
   auto work = [store, scope = ctx.scope(cap_read)] { return store->drift(scope); };
   const BiosDriftReport report = co_await s.blocking(work);
   if (format == "csv") {
-    Response res{http::status::ok, ctx.request.version()};
-    res.set(http::field::content_type, "text/csv; charset=utf-8; header=present");
-    res.set(http::field::content_disposition, "attachment; filename=\"bios-drift.csv\"");
-    res.body() = drift_csv(report);
-    res.prepare_payload();
-    co_return res;
+    co_return ctx.csv("bios-drift.csv", drift_csv(report));
   }
   json items = json::array();
   for (const auto& d : report.items) items.push_back(to_json(d));
@@ -120,15 +115,11 @@ json baseline_schema() {
             {"updated_at", {{"type", "string"}}}}}};
 }
 
-json query(const char* name, json schema, const char* description) {
-  return {
-      {"name", name}, {"in", "query"}, {"schema", std::move(schema)}, {"description", description}};
-}
-
 }  // namespace bios_routes
 
 void register_bios_routes(Api& api) {
   using namespace bios_routes;
+  using openapi::query;
   Services& s = api.services();
   auto bind = [&s](asio::awaitable<Response> (*fn)(Services&, RequestContext&)) -> Handler {
     return [&s, fn](RequestContext& ctx) { return fn(s, ctx); };

@@ -35,19 +35,9 @@ asio::awaitable<Response> capacity(Services& s, RequestContext& ctx) {
   auto work = [store, query, scope = ctx.scope(cap_read)] { return store->report(query, scope); };
   const CapacityReport report = co_await s.blocking(work);
   if (format == "csv") {
-    Response res{http::status::ok, ctx.request.version()};
-    res.set(http::field::content_type, "text/csv; charset=utf-8; header=present");
-    res.set(http::field::content_disposition, "attachment; filename=\"gpu-capacity.csv\"");
-    res.body() = report_csv(report);
-    res.prepare_payload();
-    co_return res;
+    co_return ctx.csv("gpu-capacity.csv", report_csv(report));
   }
   co_return ctx.json(http::status::ok, to_json(report));
-}
-
-json query(const char* name, json schema, const char* description) {
-  return {
-      {"name", name}, {"in", "query"}, {"schema", std::move(schema)}, {"description", description}};
 }
 
 json figures_schema() {
@@ -70,6 +60,7 @@ json figures_schema() {
 
 void register_capacity_routes(Api& api) {
   using namespace capacity_routes;
+  using openapi::query;
   Services& s = api.services();
   const json time = {{"type", "string"}, {"format", "date-time"}};
   api.router().add(

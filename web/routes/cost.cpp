@@ -29,27 +29,18 @@ asio::awaitable<Response> cost(Services& s, RequestContext& ctx) {
   auto work = [store, query, scope = ctx.scope(cap_read)] { return store->report(query, scope); };
   const CostReport report = co_await s.blocking(work);
   if (format == "csv") {
-    Response res{http::status::ok, ctx.request.version()};
-    res.set(http::field::content_type, "text/csv; charset=utf-8; header=present");
-    res.set(http::field::content_disposition, "attachment; filename=\"gpu-cost.csv\"");
     std::string body = csv_row(cost_csv_header(report));
     for (const auto& row : cost_csv_rows(report)) body += csv_row(row);
-    res.body() = std::move(body);
-    res.prepare_payload();
-    co_return res;
+    co_return ctx.csv("gpu-cost.csv", std::move(body));
   }
   co_return ctx.json(http::status::ok, to_json(report));
-}
-
-json query(const char* name, json schema, const char* description) {
-  return {
-      {"name", name}, {"in", "query"}, {"schema", std::move(schema)}, {"description", description}};
 }
 
 }  // namespace cost_routes
 
 void register_cost_routes(Api& api) {
   using namespace cost_routes;
+  using openapi::query;
   Services& s = api.services();
   const json time = {{"type", "string"}, {"format", "date-time"}};
   api.router().add(

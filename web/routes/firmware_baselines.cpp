@@ -42,12 +42,7 @@ asio::awaitable<Response> compliance(Services& s, RequestContext& ctx) {
   auto work = [store, scope = ctx.scope(cap_read)] { return store->compliance(scope); };
   const ComplianceReport report = co_await s.blocking(work);
   if (format == "csv") {
-    Response res{http::status::ok, ctx.request.version()};
-    res.set(http::field::content_type, "text/csv; charset=utf-8; header=present");
-    res.set(http::field::content_disposition, "attachment; filename=\"firmware-compliance.csv\"");
-    res.body() = compliance_csv(report);
-    res.prepare_payload();
-    co_return res;
+    co_return ctx.csv("firmware-compliance.csv", compliance_csv(report));
   }
   json items = json::array();
   for (const auto& issue : report.issues) items.push_back(to_json(issue));

@@ -330,6 +330,21 @@ class Tenancy {
          "/api/v1/gpu-models/NVIDIA%20H100%20SXM5%2080GB/aliases?alias=NVIDIA%20H100%2080GB%20HBM3",
          {}},
         {"GET", "/api/v1/gpu-models/unmapped", Expect::refused, "/api/v1/gpu-models/unmapped", {}},
+        // Capacity and cost count the caller's projects only; prices are one list, kept by
+        // admins of every project.
+        {"GET",
+         "/api/v1/capacity",
+         Expect::any,
+         "/api/v1/capacity?group_by=project,site,model",
+         {}},
+        {"GET", "/api/v1/cost", Expect::any, "/api/v1/cost?group_by=project,site,model", {}},
+        {"GET", "/api/v1/prices", Expect::any, "/api/v1/prices", {}},
+        {"POST", "/api/v1/prices/{kind}", Expect::refused, "/api/v1/prices/energy",
+         json{{"site", "*"},
+              {"effective_from", "2026-01-01T00:00:00Z"},
+              {"currency", "USD"},
+              {"per_kwh", 0.1}}},
+        {"DELETE", "/api/v1/prices/{kind}/{id}", Expect::refused, "/api/v1/prices/energy/1", {}},
         {"POST", "/api/v1/firmware/rollouts", Expect::refused, "/api/v1/firmware/rollouts",
          json{
              {"image", random_id}, {"selector", {{"names", h.node_name}}}, {"project", h.project}}},
