@@ -43,19 +43,27 @@ void check_currency(pqxx::work& tx, const std::string& currency) {
                    "currency");
 }
 
-template <class Insert>
-long long insert_price(pqxx::work& tx, const PriceCommon& p, const std::string& what,
-                       Insert insert) {
-  // One currency at a time: two admins adding prices in different currencies at once must not
-  // both pass the check.
-  tx.exec("LOCK TABLE server_prices, energy_prices, instance_prices IN SHARE ROW EXCLUSIVE MODE");
-  check_currency(tx, p.currency);
-  const auto row = insert();
-  if (row.empty())
-    throw conflict(what + " already has a price from " + format_rfc3339(p.effective_from) +
-                       ": remove it first to enter another",
-                   "effective_from");
-  return row[0][0].template as<long long>();
+// Adds one price: `insert(tx)` runs its INSERT ... ON CONFLICT DO NOTHING RETURNING id, and an
+// existing price of `what` from the same hour is a conflict.
+template <class Price, class Insert>
+Price add_price(Database& db, const Price& price, const std::string& actor, const std::string& what,
+                Insert insert) {
+  return transact(db, [&](pqxx::work& tx) {
+    // One currency at a time: two admins adding prices in different currencies at once must not
+    // both pass the check.
+    tx.exec("LOCK TABLE server_prices, energy_prices, instance_prices IN SHARE ROW EXCLUSIVE MODE");
+    check_currency(tx, price.currency);
+    const auto row = insert(tx);
+    if (row.empty())
+      throw conflict(what + " already has a price from " + format_rfc3339(price.effective_from) +
+                         ": remove it first to enter another",
+                     "effective_from");
+    Price out = price;
+    out.id = row[0][0].template as<long long>();
+    out.created_by = actor;
+    out.created_at = tx.exec("SELECT rfc3339(now())")[0][0].template as<std::string>();
+    return out;
+  });
 }
 
 }  // namespace price_rows
@@ -109,54 +117,34 @@ PriceList PriceStore::list() {
 }
 
 ServerPrice PriceStore::add(const ServerPrice& price, const std::string& actor) {
-  return transact(db_, [&](pqxx::work& tx) {
-    ServerPrice out = price;
-    out.id = insert_price(tx, price, "server model \"" + price.model + "\"", [&] {
-      return tx.exec_params(
-          "INSERT INTO server_prices (model, effective_from, currency, purchase_price, "
-          "depreciation_months, hosting_per_month, rated_watts, created_by) "
-          "VALUES ($1, $2::timestamptz, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING "
-          "RETURNING id",
-          price.model, format_rfc3339(price.effective_from), price.currency, price.purchase_price,
-          price.depreciation_months, price.hosting_per_month, price.rated_watts, actor);
-    });
-    out.created_by = actor;
-    out.created_at = tx.exec("SELECT rfc3339(now())")[0][0].as<std::string>();
-    return out;
+  return add_price(db_, price, actor, "server model \"" + price.model + "\"", [&](pqxx::work& tx) {
+    return tx.exec_params(
+        "INSERT INTO server_prices (model, effective_from, currency, purchase_price, "
+        "depreciation_months, hosting_per_month, rated_watts, created_by) "
+        "VALUES ($1, $2::timestamptz, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING id",
+        price.model, format_rfc3339(price.effective_from), price.currency, price.purchase_price,
+        price.depreciation_months, price.hosting_per_month, price.rated_watts, actor);
   });
 }
 
 EnergyPrice PriceStore::add(const EnergyPrice& price, const std::string& actor) {
-  return transact(db_, [&](pqxx::work& tx) {
-    EnergyPrice out = price;
-    out.id = insert_price(tx, price, "site \"" + price.site + "\"", [&] {
-      return tx.exec_params(
-          "INSERT INTO energy_prices (site, effective_from, currency, per_kwh, created_by) "
-          "VALUES ($1, $2::timestamptz, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING id",
-          price.site, format_rfc3339(price.effective_from), price.currency, price.per_kwh, actor);
-    });
-    out.created_by = actor;
-    out.created_at = tx.exec("SELECT rfc3339(now())")[0][0].as<std::string>();
-    return out;
+  return add_price(db_, price, actor, "site \"" + price.site + "\"", [&](pqxx::work& tx) {
+    return tx.exec_params(
+        "INSERT INTO energy_prices (site, effective_from, currency, per_kwh, created_by) "
+        "VALUES ($1, $2::timestamptz, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING id",
+        price.site, format_rfc3339(price.effective_from), price.currency, price.per_kwh, actor);
   });
 }
 
 InstancePrice PriceStore::add(const InstancePrice& price, const std::string& actor) {
-  return transact(db_, [&](pqxx::work& tx) {
-    InstancePrice out = price;
-    out.id = insert_price(
-        tx, price, price.provider + " " + price.instance_type + " in " + price.region, [&] {
-          return tx.exec_params(
-              "INSERT INTO instance_prices (provider, region, instance_type, "
-              "effective_from, currency, per_hour, created_by) "
-              "VALUES ($1, $2, $3, $4::timestamptz, $5, $6, $7) "
-              "ON CONFLICT DO NOTHING RETURNING id",
-              price.provider, price.region, price.instance_type,
-              format_rfc3339(price.effective_from), price.currency, price.per_hour, actor);
-        });
-    out.created_by = actor;
-    out.created_at = tx.exec("SELECT rfc3339(now())")[0][0].as<std::string>();
-    return out;
+  const auto what = price.provider + " " + price.instance_type + " in " + price.region;
+  return add_price(db_, price, actor, what, [&](pqxx::work& tx) {
+    return tx.exec_params(
+        "INSERT INTO instance_prices (provider, region, instance_type, effective_from, currency, "
+        "per_hour, created_by) VALUES ($1, $2, $3, $4::timestamptz, $5, $6, $7) "
+        "ON CONFLICT DO NOTHING RETURNING id",
+        price.provider, price.region, price.instance_type, format_rfc3339(price.effective_from),
+        price.currency, price.per_hour, actor);
   });
 }
 

@@ -30,12 +30,19 @@ double rounded(double v) {
   return std::round(v * 1000.0) / 1000.0;
 }
 
-SystemTime time_parameter(const std::string& text, const char* name) {
+SystemTime period_end(const std::string& text, const char* name, PeriodPrecision precision) {
   const auto t = parse_rfc3339(text);
   if (!t)
     throw invalid(
         std::string("\"") + name + "\" must be an RFC 3339 time such as 2026-11-01T00:00:00Z",
         name);
+  if (precision == PeriodPrecision::whole_hour) {
+    const auto us = std::chrono::duration_cast<std::chrono::microseconds>(t->time_since_epoch());
+    if (us % std::chrono::hours(1) != std::chrono::microseconds(0))
+      throw unprocessable(std::string("\"") + name +
+                              "\" must be a whole hour (UTC): energy and prices are kept per hour",
+                          name);
+  }
   return std::chrono::time_point_cast<std::chrono::seconds>(*t);
 }
 
@@ -55,16 +62,30 @@ std::string_view to_string(CapacityDimension d) {
   return "?";
 }
 
+ReportPeriod parse_period(const std::optional<std::string>& from,
+                          const std::optional<std::string>& to, std::chrono::hours default_span,
+                          PeriodPrecision precision, SystemTime now) {
+  ReportPeriod p;
+  p.to = to ? period_end(*to, "to", precision)
+         : precision == PeriodPrecision::whole_hour
+             ? std::chrono::ceil<std::chrono::hours>(now)
+             : std::chrono::time_point_cast<std::chrono::seconds>(now);
+  p.from = from ? period_end(*from, "from", precision) : p.to - default_span;
+  if (p.from >= p.to) throw unprocessable("\"from\" must be before \"to\"", "from");
+  if (p.to - p.from > kMaxSpan)
+    throw unprocessable("a report covers at most three years; ask for a shorter period", "from");
+  return p;
+}
+
 CapacityQuery parse_capacity_query(const std::optional<std::string>& from,
                                    const std::optional<std::string>& to,
                                    const std::optional<std::string>& step,
                                    const std::optional<std::string>& group_by, SystemTime now) {
   CapacityQuery q;
-  q.to = to ? time_parameter(*to, "to") : std::chrono::time_point_cast<std::chrono::seconds>(now);
-  q.from = from ? time_parameter(*from, "from") : q.to - std::chrono::hours(24 * 7);
-  if (q.from >= q.to) throw unprocessable("\"from\" must be before \"to\"", "from");
-  if (q.to - q.from > kMaxSpan)
-    throw unprocessable("a report covers at most three years; ask for a shorter period", "from");
+  const auto period =
+      parse_period(from, to, std::chrono::hours(24 * 7), PeriodPrecision::second, now);
+  q.from = period.from;
+  q.to = period.to;
   const auto span = q.to - q.from;
   const std::string name = step.value_or(span <= std::chrono::hours(48)         ? "hour"
                                          : span <= std::chrono::hours(24 * 120) ? "day"

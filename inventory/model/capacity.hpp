@@ -33,6 +33,17 @@ std::string_view to_string(CapacityDimension d);
 // The states a GPU-hour is in (exclusive; see above).
 inline constexpr const char* kCapacityStates[] = {"on", "off", "unknown", "maintenance", "failed"};
 
+// A report's period [from, to), from ?from=&to=: RFC 3339 times, from before to, at most three
+// years apart. `to` defaults to now (the next whole hour when whole hours are asked for), `from`
+// to `default_span` before `to`. Whole hours are for reports over hourly rows (energy, prices).
+enum class PeriodPrecision { second, whole_hour };
+struct ReportPeriod {
+  SystemTime from, to;
+};
+ReportPeriod parse_period(const std::optional<std::string>& from,
+                          const std::optional<std::string>& to, std::chrono::hours default_span,
+                          PeriodPrecision precision, SystemTime now);
+
 struct CapacityQuery {
   SystemTime from, to;
   std::chrono::seconds step{86400};  // the series' bucket: 1 h, 1 day or 7 days

@@ -12,24 +12,8 @@ namespace cost_model {
 
 using nlohmann::json;
 
-constexpr auto kMaxCostSpan = std::chrono::hours(24 * 366 * 3);
-
 double hours_between(SystemTime a, SystemTime b) {
   return std::chrono::duration<double>(b - a).count() / 3600.0;
-}
-
-SystemTime whole_hour(const std::string& text, const char* name) {
-  const auto t = parse_rfc3339(text);
-  if (!t)
-    throw invalid(
-        std::string("\"") + name + "\" must be an RFC 3339 time such as 2026-11-01T00:00:00Z",
-        name);
-  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(t->time_since_epoch());
-  if (us % std::chrono::hours(1) != std::chrono::microseconds(0))
-    throw unprocessable(std::string("\"") + name +
-                            "\" must be a whole hour (UTC): energy and prices are kept per hour",
-                        name);
-  return *t;
 }
 
 // The price of `list` in force at `t` among those `match` accepts: the latest effective_from at
@@ -294,11 +278,10 @@ CostQuery parse_cost_query(const std::optional<std::string>& from,
                            const std::optional<std::string>& group_by,
                            const std::optional<std::string>& inputs, SystemTime now) {
   CostQuery q;
-  q.to = to ? whole_hour(*to, "to") : std::chrono::ceil<std::chrono::hours>(now);
-  q.from = from ? whole_hour(*from, "from") : q.to - std::chrono::hours(24 * 30);
-  if (q.from >= q.to) throw unprocessable("\"from\" must be before \"to\"", "from");
-  if (q.to - q.from > kMaxCostSpan)
-    throw unprocessable("a report covers at most three years; ask for a shorter period", "from");
+  const auto period =
+      parse_period(from, to, std::chrono::hours(24 * 30), PeriodPrecision::whole_hour, now);
+  q.from = period.from;
+  q.to = period.to;
   // The grouping is the capacity report's, parsed by its rules.
   const CapacityQuery grouped = parse_capacity_query(
       std::nullopt, std::nullopt, std::string("week"), group_by ? group_by : "gpu_model", now);
