@@ -8,6 +8,7 @@
 #include "inventory/crypto/primitives.hpp"
 #include "inventory/db/principals.hpp"
 #include "inventory/util/log.hpp"
+#include "web/auth/oidc_bearer.hpp"
 #include "web/cookies.hpp"
 #include "web/problem.hpp"
 #include "web/request_context.hpp"
@@ -164,7 +165,33 @@ asio::awaitable<std::optional<Response>> Api::authenticate(RequestContext& ctx,
   const ProblemContext pctx{ctx.path, ctx.request_id, ctx.request.version()};
   const std::string secret(bearer_token(ctx.request).value_or(""));
   const auto cookie = cookie_value(ctx.request[http::field::cookie], kSessionCookie);
-  if (!secret.empty()) {
+  if (!secret.empty() && auth::looks_like_jwt(secret)) {
+    // A JWT from the organisation's identity provider (a script's OIDC access token).
+    std::optional<Error> refused;
+    auto check = [this, secret, &refused, peer = ctx.peer,
+                  request_id = ctx.request_id]() -> std::optional<Principal> {
+      try {
+        if (services_.oidc == nullptr)
+          throw Error(ErrorKind::unauthenticated,
+                      "this server does not accept JWTs as Bearer tokens (no OpenID Connect "
+                      "provider is configured): use an API token");
+        auto found = auth::oidc_bearer_principal(*services_.oidc, services_.users, secret);
+        if (found.first_use) audit_first_bearer_use(found, peer, request_id);
+        return std::move(found.principal);
+      } catch (const Error& e) {
+        refused = e;
+        return std::nullopt;
+      }
+    };
+    ctx.principal = co_await services_.blocking(check);
+    if (refused) {
+      const auto status =
+          refused->kind() == ErrorKind::unavailable       ? http::status::service_unavailable
+          : refused->kind() == ErrorKind::unauthenticated ? http::status::unauthorized
+                                                          : http::status::forbidden;
+      co_return problem(status, std::string("the Bearer JWT is refused: ") + refused->what(), pctx);
+    }
+  } else if (!secret.empty()) {
     auto lookup = [this, secret] {
       return db::authenticate_token(services_.tokens, services_.users, secret);
     };
@@ -210,6 +237,30 @@ asio::awaitable<std::optional<Response>> Api::authenticate(RequestContext& ctx,
                           " (it needs the role " + std::string(to_string(route.access)) + ")",
                       pctx);
   co_return std::nullopt;
+}
+
+// A user made by their first Bearer JWT: recorded like a first sign-in, since no console
+// sign-in did it.
+void Api::audit_first_bearer_use(const auth::BearerPrincipal& found, const std::string& peer,
+                                 const std::string& request_id) {
+  db::AuditEntry entry;
+  entry.actor = found.principal.name;
+  entry.actor_id = found.principal.user_id;
+  entry.action = "session.create";
+  entry.target_type = "user";
+  entry.target_id = found.principal.user_id;
+  entry.target_name = found.principal.name;
+  entry.outcome = "201";
+  entry.request_id = request_id;
+  entry.details = {{"peer", peer},
+                   {"via", "oidc-bearer"},
+                   {"directory", {{"external_id", found.external_id}, {"first_sign_in", true}}}};
+  try {
+    services_.audit.record(entry);
+  } catch (const std::exception& e) {
+    log::error("could not write the audit entry",
+               {{"request_id", request_id}, {"error", e.what()}});
+  }
 }
 
 Response Api::error_response(const RequestContext& ctx, const Error& e) const {

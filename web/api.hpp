@@ -14,6 +14,10 @@
 
 namespace ironhold::web {
 
+namespace auth {
+struct BearerPrincipal;
+}
+
 class Api {
  public:
   explicit Api(Services& services);
@@ -50,6 +54,8 @@ class Api {
   // A 401/403 response, or nullopt when the token may call the route.
   asio::awaitable<std::optional<Response>> authenticate(RequestContext& ctx, const Route& route);
   asio::awaitable<void> audit(const RequestContext& ctx, const Route& route, const Response& res);
+  void audit_first_bearer_use(const auth::BearerPrincipal& found, const std::string& peer,
+                              const std::string& request_id);
   Response error_response(const RequestContext& ctx, const Error& e) const;
   Response bug_response(const RequestContext& ctx, const std::exception& e) const;
   void finish(const RequestContext& ctx, Response& res,

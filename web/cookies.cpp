@@ -35,4 +35,11 @@ std::string session_set_cookie(std::string_view value, std::chrono::seconds life
                       "; HttpOnly; SameSite=Strict", secure ? "; Secure" : "");
 }
 
+std::string oidc_state_set_cookie(std::string_view value, std::chrono::seconds lifetime,
+                                  bool secure) {
+  return util::concat(kOidcStateCookie, "=", value,
+                      "; Path=/api/v1/session/oidc; Max-Age=", std::to_string(lifetime.count()),
+                      "; HttpOnly; SameSite=Lax", secure ? "; Secure" : "");
+}
+
 }  // namespace ironhold::web

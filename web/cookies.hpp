@@ -19,4 +19,12 @@ std::optional<std::string_view> cookie_value(std::string_view header, std::strin
 // lifetime clears it.
 std::string session_set_cookie(std::string_view value, std::chrono::seconds lifetime, bool secure);
 
+// The cookie that ties an OpenID Connect sign-in to the browser that began it (its state), so
+// that a code obtained elsewhere cannot be slipped into someone else's browser. SameSite=Lax,
+// not Strict: the browser comes back from the provider's site, a top-level GET that Lax allows.
+// Path: the sign-in routes only.
+inline constexpr std::string_view kOidcStateCookie = "ironhold_oidc";
+std::string oidc_state_set_cookie(std::string_view value, std::chrono::seconds lifetime,
+                                  bool secure);
+
 }  // namespace ironhold::web

@@ -49,6 +49,10 @@ class TaskEngine;
 
 namespace ironhold::web {
 
+namespace auth {
+struct OidcService;
+}
+
 // How many exports run at once on this instance: as many as its export pool has connections.
 struct ExportBudget {
   std::atomic<int> running{0};
@@ -129,6 +133,9 @@ struct Services {
   // become roles here (null: local users and tokens only).
   auth::Directory* directory = nullptr;
   const std::vector<RoleMapping>* directory_groups = nullptr;
+  // Sign-in through the organisation's OpenID Connect provider, for the console and for Bearer
+  // JWTs (null: not configured).
+  auth::OidcService* oidc = nullptr;
 
   // Runs fn() on the blocking pool (see on_pool).
   template <class Fn>

@@ -141,6 +141,8 @@ ServiceHost::ServiceHost(const ServiceConfig& config)
     use_directory(std::make_unique<web::auth::LdapDirectory>(*config.identity->ldap),
                   config.identity->ldap_groups);
   }
+  if (config.identity && config.identity->oidc)
+    use_oidc(*config.identity->oidc, config.identity->oidc_roles);
   services_->projects = projects_.get();
   alert_store_ = std::make_unique<db::AlertStore>(*database_, box_);
   services_->alerts = alert_store_.get();
@@ -411,6 +413,14 @@ void ServiceHost::stop() {
   timed("pending_ms", [&] { io_.shutdown(); });
   took["total_ms"] = std::chrono::duration_cast<std::chrono::milliseconds>(mark - started).count();
   log::info("service stopped", took);
+}
+
+void ServiceHost::use_oidc(web::auth::OidcConfig config, std::vector<RoleMapping> roles) {
+  log::info("people sign in through OpenID Connect",
+            {{"provider", web::auth::describe(config)}, {"role_mappings", roles.size()}});
+  oidc_ = std::make_unique<web::auth::OidcService>(std::move(config), std::move(roles),
+                                                   config_.master_key, *database_);
+  services_->oidc = oidc_.get();
 }
 
 void ServiceHost::use_directory(std::unique_ptr<web::auth::Directory> directory,

@@ -49,6 +49,7 @@
 #include "web/api.hpp"
 #include "web/auth/directory.hpp"
 #include "web/auth/identity_config.hpp"
+#include "web/auth/oidc_service.hpp"
 #include "web/redirect_server.hpp"
 #include "web/server.hpp"
 
@@ -158,6 +159,9 @@ class ServiceHost {
   // a directory the same way --identity-config does).
   void use_directory(std::unique_ptr<web::auth::Directory> directory,
                      std::vector<RoleMapping> groups);
+  // Signs people in through an OpenID Connect provider (the console's code flow, and Bearer JWTs
+  // from scripts), its claim values mapped to roles by `roles`.
+  void use_oidc(web::auth::OidcConfig config, std::vector<RoleMapping> roles);
   // Null when the cloud sync is disabled.
   CloudSync* cloud_sync() { return cloud_sync_.get(); }
   // Null when the poller is disabled.
@@ -206,6 +210,7 @@ class ServiceHost {
   std::unique_ptr<db::CostStore> cost_;
   std::unique_ptr<web::auth::Directory> directory_;
   std::vector<RoleMapping> directory_groups_;
+  std::unique_ptr<web::auth::OidcService> oidc_;
   std::unique_ptr<db::SessionStore> sessions_;
   std::unique_ptr<db::SignInThrottle> sign_in_throttle_;
   crypto::UrlSigner url_signer_;

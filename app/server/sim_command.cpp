@@ -221,6 +221,7 @@ int run_ipmi(std::span<const std::string> argv) {
 int run_openstack_sim(std::span<const std::string> argv);
 int run_ec2_sim(std::span<const std::string> argv);
 int run_bcc_sim(std::span<const std::string> argv);
+int run_oidc_sim(std::span<const std::string> argv);
 
 int run_sim_command(std::span<const std::string> argv) {
   return cli::run_guarded("sim", [&] {
@@ -231,6 +232,7 @@ int run_sim_command(std::span<const std::string> argv) {
         "  openstack [--listen HOST:PORT]                          a simulated OpenStack cloud\n"
         "  ec2 [--listen HOST:PORT]                                a simulated AWS EC2 region\n"
         "  bcc [--listen HOST:PORT]                                a simulated Baidu BCC region\n"
+        "  oidc [--listen HOST:PORT]                               a test OpenID Connect issuer\n"
         "Run ironhold sim SIMULATOR --help for its options.\n";
     if (argv.empty() || argv[0] == "--help" || argv[0] == "-h") {
       std::cout << usage;
@@ -241,6 +243,7 @@ int run_sim_command(std::span<const std::string> argv) {
     if (argv[0] == "openstack") return run_openstack_sim(argv.subspan(1));
     if (argv[0] == "ec2") return run_ec2_sim(argv.subspan(1));
     if (argv[0] == "bcc") return run_bcc_sim(argv.subspan(1));
+    if (argv[0] == "oidc") return run_oidc_sim(argv.subspan(1));
     throw cli::UsageError("unknown simulator \"" + argv[0] + "\"\n" + usage);
   });
 }

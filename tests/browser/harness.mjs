@@ -167,7 +167,10 @@ export class Instance {
   }
 
   async launch(extraArgs) {
-    const args = ['demo', '--listen', '127.0.0.1:0', '--data-dir', this.dataDir,
+    // A scenario may choose the address (one that must be known before the start, such as an
+    // identity provider's redirect URI); otherwise any free port.
+    const listen = extraArgs.includes('--listen') ? [] : ['--listen', '127.0.0.1:0'];
+    const args = ['demo', ...listen, '--data-dir', this.dataDir,
       '--shutdown-grace', '2000', ...FLEET_ARGS, ...extraArgs];
     const log = fs.createWriteStream(this.artifacts.file('ironhold.log'));
     this.child = spawn(this.bin, args, { env: serviceEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] });
@@ -451,6 +454,19 @@ export async function newUser(browser, instance, artifacts, name, { baseURL = in
 // A real OpenLDAP server for a scenario ($IRONHOLD_TEST_SLAPD, tests/support/test_slapd_main.cpp)
 // with tests/data/ldap/directory.ldif loaded: {ldapsUrl, ldapUrl, caFile, stop()}. It stops when
 // stop() closes its standard input, or with this process.
+// The one JSON line a helper process prints once it is ready (`what` and `log` name it and where
+// it wrote what went wrong).
+function firstJsonLine(child, exited, what, log) {
+  let out = '';
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk) => {
+      out += chunk.toString();
+      if (out.includes('\n')) resolve(JSON.parse(out.split('\n')[0]));
+    });
+    exited.then((code) => reject(new Error(`${what} exited (${code}) before it was ready: see ${log}`)));
+  });
+}
+
 export async function startDirectory(artifacts) {
   const bin = process.env.IRONHOLD_TEST_SLAPD;
   if (!bin || !fs.existsSync(bin)) throw new Error(`IRONHOLD_TEST_SLAPD=${bin} does not exist: build the test_slapd target`);
@@ -459,15 +475,7 @@ export async function startDirectory(artifacts) {
   const log = fs.createWriteStream(artifacts.file('slapd.log'));
   child.stderr.on('data', (chunk) => log.write(chunk));
   const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
-  let out = '';
-  const ready = await new Promise((resolve, reject) => {
-    child.stdout.on('data', (chunk) => {
-      out += chunk.toString();
-      const line = out.split('\n')[0];
-      if (out.includes('\n')) resolve(JSON.parse(line));
-    });
-    exited.then((code) => reject(new Error(`test_slapd exited (${code}) before it was ready: see slapd.log`)));
-  });
+  const ready = await firstJsonLine(child, exited, 'test_slapd', 'slapd.log');
   process.once('exit', () => child.kill('SIGTERM'));
   return {
     ldapsUrl: ready.ldaps_url,
@@ -475,6 +483,35 @@ export async function startDirectory(artifacts) {
     caFile: ready.ca_file,
     async stop() {
       child.stdin.end();
+      await exited;
+      log.end();
+    },
+  };
+}
+
+// A free loopback port, for an address that must be known before the service starts.
+export async function freePort() {
+  const server = net.createServer();
+  await new Promise((resolve, reject) => server.listen(0, '127.0.0.1', resolve).on('error', reject));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+// `ironhold sim oidc` with `args`: an OpenID Connect provider on loopback. Returns what it printed
+// (issuer, client_id, users) and stop().
+export async function startIssuer(artifacts, args) {
+  const bin = process.env.IRONHOLD_BIN;
+  const child = spawn(bin, ['sim', 'oidc', '--listen', '127.0.0.1:0', ...args], { env: serviceEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const log = fs.createWriteStream(artifacts.file('oidc-issuer.log'));
+  child.stderr.on('data', (chunk) => log.write(chunk));
+  const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+  const ready = await firstJsonLine(child, exited, 'ironhold sim oidc', 'oidc-issuer.log');
+  process.once('exit', () => child.kill('SIGTERM'));
+  return {
+    ...ready,
+    async stop() {
+      child.kill('SIGTERM');
       await exited;
       log.end();
     },
@@ -525,6 +562,7 @@ export function scenario(name, { extraArgs = [] } = {}) {
     await s.browser?.close().catch(() => {});
     if (s.instance) await s.instance.stop();
     if (s.directory) await s.directory.stop();
+    if (s.issuer) await s.issuer.stop();
   });
   // A signed-out browser user (own cookies) named `who`: {context, page}.
   s.user = async (who, options) => {

@@ -3,10 +3,13 @@
 // project (and a second project brings a Project column to the table), the token form stays one
 // click away after signing out, and repeated failures are throttled with the wait on the page.
 // The same form signs people in through a real OpenLDAP directory (test_slapd): their groups give
-// their roles, and a person in no mapped group is told they have no project.
+// their roles, and a person in no mapped group is told they have no project. The page's single
+// sign-on button signs people in through an OpenID Connect provider (`ironhold sim oidc`, its own
+// process): the browser goes to the provider's form and comes back signed in, with the roles its
+// groups claim maps to; refusing there comes back to the sign-in page saying so.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { scenario, startDirectory, useTokenForm, waitFor } from './harness.mjs';
+import { freePort, scenario, startDirectory, startIssuer, useTokenForm, waitFor } from './harness.mjs';
 
 const s = scenario('signin_password', {
   extraArgs: async (scene) => {
@@ -25,9 +28,27 @@ const s = scenario('signin_password', {
         ],
       },
     };
+    // The provider must know where to send the browser back, so the console's port is chosen now.
+    const port = await freePort();
+    scene.issuer = await startIssuer(scene.artifacts, [
+      '--client-id', 'ironhold-console', '--client-secret', 'console-secret',
+      '--redirect-uri', `http://127.0.0.1:${port}/api/v1/session/oidc/callback`,
+      '--user', 'oscar:oscar-oidc:gpu-ops,contractors', '--user', 'nadia:nadia-oidc']);
+    const secret = scene.artifacts.file('oidc-client-secret');
+    fs.writeFileSync(secret, 'console-secret\n');
+    config.oidc = {
+      issuer: scene.issuer.issuer,
+      client_id: 'ironhold-console',
+      client_secret_file: secret,
+      redirect_uri: `http://127.0.0.1:${port}/api/v1/session/oidc/callback`,
+      scopes: ['openid', 'profile', 'groups'],
+      allow_plain_http: true,
+      label: 'Sign in with Test SSO',
+      roles: [{ value: 'gpu-ops', project: 'default', role: 'operator' }],
+    };
     const file = scene.artifacts.file('identity.json');
     fs.writeFileSync(file, JSON.stringify(config, null, 2));
-    return ['--identity-config', file];
+    return ['--listen', `127.0.0.1:${port}`, '--identity-config', file];
   },
 });
 const ADA = { name: 'ada', password: 'correct horse battery' };
@@ -162,6 +183,64 @@ s.test('a directory user in no mapped group is signed in to a page that says so,
   const users = await s.instance.apiOk('GET', '/api/v1/users');
   assert.deepEqual(users.items.find((u) => u.name === 'carol').roles, []);
   await s.artifacts.screenshot(page, 'signed-in-without-project');
+});
+
+// From the sign-in page through the provider's form; resolves once the browser is back here.
+async function signInAtProvider(name, password, { deny = false } = {}) {
+  const button = page.getByTestId('signin-oidc');
+  await button.waitFor();
+  assert.equal(await button.textContent(), 'Sign in with Test SSO');
+  await button.click();
+  await page.waitForURL((url) => url.href.startsWith(`${s.issuer.issuer}/authorize`));
+  await page.locator('#username').fill(name);
+  await page.locator('#password').fill(password);
+  await page.locator(deny ? '#deny' : '#sign-in').click();
+  await page.waitForURL((url) => url.href.startsWith(s.instance.url));
+}
+
+s.test('a person signs in through the OIDC provider and gets the role their groups claim maps to', async () => {
+  await page.getByTestId('sign-out').click();
+  await page.getByTestId('signin-username').waitFor();
+  await signInAtProvider('oscar', 'oscar-oidc');
+  await page.locator('[data-testid="node-table"] tr[data-node-id]').first().waitFor();
+  assert.equal(await page.getByTestId('session-name').textContent(), 'oscar');
+  assert.equal(await page.getByTestId('session-role').textContent(), 'operator');
+  const users = await s.instance.apiOk('GET', '/api/v1/users');
+  const oscar = users.items.find((u) => u.name === 'oscar');
+  assert.equal(oscar.source, 'oidc');
+  assert.equal(oscar.external_id, `${s.issuer.issuer} sub-oscar`);
+  assert.deepEqual(oscar.roles, [{ project: 'default', role: 'operator' }]);
+  const audit = await s.instance.apiOk('GET', '/api/v1/audit?action=session.create');
+  const signIn = audit.items.find((e) => e.actor === 'oscar' && e.outcome === '201');
+  assert.equal(signIn.details.via, 'oidc');
+  assert.deepEqual(signIn.details.directory.roles, ['gpu-ops', 'contractors']);
+  // The session is the console's cookie, as with a password: a reload keeps oscar signed in.
+  await page.reload();
+  await page.getByTestId('session-name').filter({ hasText: 'oscar' }).waitFor();
+  await s.artifacts.screenshot(page, 'signed-in-through-oidc');
+});
+
+s.test('refusing at the provider comes back to the sign-in page saying so', async () => {
+  await page.getByTestId('sign-out').click();
+  await page.getByTestId('signin-username').waitFor();
+  await signInAtProvider('oscar', 'oscar-oidc', { deny: true });
+  const error = page.getByTestId('signin-error');
+  await error.filter({ hasText: /\S/ }).waitFor();
+  assert.match(await error.textContent(), /access_denied/);
+  assert.equal(await page.getByTestId('session-role').count(), 0);
+  assert.ok(!page.url().includes('sign_in_error'), 'the reason is not left in the address');
+  await s.artifacts.screenshot(page, 'oidc-refused');
+});
+
+s.test('a person in no mapped group at the provider is signed in with no project', async () => {
+  await page.reload();
+  await page.getByTestId('signin-username').waitFor();
+  await signInAtProvider('nadia', 'nadia-oidc');
+  const note = page.getByTestId('no-project');
+  await note.waitFor();
+  assert.match(await note.textContent(), /nadia/);
+  assert.equal(await page.getByTestId('node-table').count(), 0);
+  await s.artifacts.screenshot(page, 'oidc-without-project');
 });
 
 s.test('repeated failures are throttled, and the page says how long to wait', async () => {

@@ -11,19 +11,26 @@ IdentityConfig parse_identity_config(const nlohmann::json& document) {
   if (!document.is_object()) throw invalid("the identity configuration must be a JSON object");
   IdentityConfig out;
   for (const auto& [key, value] : document.items()) {
-    if (key != "ldap")
+    if (key != "ldap" && key != "oidc")
       throw invalid("the identity configuration has an unknown key \"" + key +
-                        "\" (this version knows \"ldap\")",
+                        "\" (this version knows \"ldap\" and \"oidc\")",
                     key);
-    if (!value.is_object()) throw invalid("ldap must be an object", "ldap");
-    nlohmann::json directory = value;
-    nlohmann::json groups = nlohmann::json::array();
-    if (directory.contains("groups")) {
-      groups = directory["groups"];
-      directory.erase("groups");
+    if (!value.is_object()) throw invalid(key + " must be an object", key);
+    // The role mapping is read apart from the connection settings.
+    const char* list_key = key == "ldap" ? "groups" : "roles";
+    nlohmann::json settings = value;
+    nlohmann::json mappings = nlohmann::json::array();
+    if (settings.contains(list_key)) {
+      mappings = settings[list_key];
+      settings.erase(list_key);
     }
-    out.ldap = parse_ldap_config(directory, "ldap");
-    out.ldap_groups = parse_role_mappings(groups, "ldap.groups", "group");
+    if (key == "ldap") {
+      out.ldap = parse_ldap_config(settings, "ldap");
+      out.ldap_groups = parse_role_mappings(mappings, "ldap.groups", "group");
+    } else {
+      out.oidc = parse_oidc_config(settings, "oidc");
+      out.oidc_roles = parse_role_mappings(mappings, "oidc.roles", "value");
+    }
   }
   return out;
 }

@@ -11,6 +11,10 @@
 //                        {"group": "cn=fleet-admins,ou=groups,dc=example,dc=com",
 //                         "project": null, "role": "admin"}]}}
 //
+// and/or an OpenID Connect provider ("oidc", web/auth/oidc_config.hpp), whose token claim values
+// map to roles the same way ("roles": [{"value": "gpu-ops", "project": "research",
+// "role": "operator"}]).
+//
 // A person in none of the groups may sign in but gets no project. Local users (with a password
 // kept here) stay for break-glass: their name is never sent to the directory.
 #include <nlohmann/json.hpp>
@@ -20,12 +24,15 @@
 
 #include "inventory/model/role_mapping.hpp"
 #include "web/auth/ldap_config.hpp"
+#include "web/auth/oidc_config.hpp"
 
 namespace ironhold::web::auth {
 
 struct IdentityConfig {
   std::optional<LdapConfig> ldap;
   std::vector<RoleMapping> ldap_groups;
+  std::optional<OidcConfig> oidc;
+  std::vector<RoleMapping> oidc_roles;
 };
 
 // The configuration in `document`; throws Error(invalid) naming the field.

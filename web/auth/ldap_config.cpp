@@ -4,16 +4,14 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <charconv>
-#include <cstring>
-#include <fstream>
 #include <optional>
 #include <string_view>
 
 #include "inventory/error.hpp"
 #include "inventory/model/json_fields.hpp"
 #include "inventory/util/concat.hpp"
+#include "web/auth/config_fields.hpp"
 #include "web/auth/ldap_filter.hpp"
 
 namespace ironhold::web::auth {
@@ -22,51 +20,9 @@ namespace ldap_config_detail {
 using nlohmann::json;
 using util::concat;
 
-// Far past any real value; a longer one is a pasted file, not a setting.
-constexpr std::size_t kMaxSettingBytes = 4096;
+using Fields = ConfigFields;
+
 constexpr std::size_t kMaxUrls = 16;
-constexpr std::size_t kMaxPasswordFileBytes = 4096;
-constexpr std::size_t kMaxCaFileBytes = 1 << 20;
-
-struct Fields {
-  const json& object;
-  const std::string& where;
-
-  std::string name(std::string_view key) const { return concat(where, ".", key); }
-
-  Error error(std::string_view key, std::string_view problem) const {
-    const std::string field = name(key);
-    return invalid(concat("\"", field, "\" ", problem), field);
-  }
-
-  // The string at `key`; nullopt when absent or null. Empty, overlong or with control characters
-  // (a newline pasted with a DN) is an error: none of these settings can be any of that.
-  std::optional<std::string> text(std::string_view key) const {
-    const auto it = object.find(key);
-    if (it == object.end() || it->is_null()) return std::nullopt;
-    if (!it->is_string()) throw wrong_type(name(key), "a string", *it);
-    std::string value = it->get<std::string>();
-    if (value.empty()) throw error(key, "must not be empty (leave it out instead)");
-    if (value.size() > kMaxSettingBytes)
-      throw error(key, concat("is longer than ", std::to_string(kMaxSettingBytes), " bytes"));
-    if (std::any_of(value.begin(), value.end(),
-                    [](unsigned char c) { return c < 0x20 || c == 0x7f; }))
-      throw error(key, "must not contain control characters (a newline, a tab)");
-    return value;
-  }
-
-  std::string required_text(std::string_view key) const {
-    if (auto value = text(key)) return std::move(*value);
-    throw error(key, "is required");
-  }
-
-  std::optional<bool> boolean(std::string_view key) const {
-    const auto it = object.find(key);
-    if (it == object.end() || it->is_null()) return std::nullopt;
-    if (!it->is_boolean()) throw wrong_type(name(key), "true or false", *it);
-    return it->get<bool>();
-  }
-};
 
 bool is_port(std::string_view digits) {
   if (digits.empty() || digits.size() > 5) return false;
@@ -161,49 +117,6 @@ void check_filter(const Fields& fields, std::string_view key, const std::string&
     throw fields.error(key, problem);
 }
 
-// The first `limit` + 1 bytes of the file at `path`, or an error naming the field and the file.
-std::string read_small_file(const Fields& fields, std::string_view key, const std::string& path,
-                            std::size_t limit) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw fields.error(key,
-                       concat("names ", path, ", which cannot be read: ", std::strerror(errno)));
-  std::string content(limit + 1, '\0');
-  in.read(content.data(), static_cast<std::streamsize>(content.size()));
-  content.resize(static_cast<std::size_t>(in.gcount()));
-  if (content.size() > limit)
-    throw fields.error(
-        key, concat("names ", path, ", which is larger than ", std::to_string(limit), " bytes"));
-  return content;
-}
-
-std::string read_password_file(const Fields& fields, const std::string& path) {
-  std::string password = read_small_file(fields, "bind_password_file", path, kMaxPasswordFileBytes);
-  // Editors and `echo` end the file with a newline that is not part of the password.
-  if (password.ends_with('\n')) password.pop_back();
-  if (password.ends_with('\r')) password.pop_back();
-  if (password.empty())
-    throw fields.error("bind_password_file", concat("names ", path, ", which is empty"));
-  return password;
-}
-
-void check_ca_file(const Fields& fields, const std::string& path) {
-  const std::string pem = read_small_file(fields, "ca_file", path, kMaxCaFileBytes);
-  if (pem.find("-----BEGIN CERTIFICATE-----") == std::string::npos)
-    throw fields.error("ca_file", concat("names ", path, ", which holds no PEM certificate"));
-}
-
-std::chrono::seconds parse_timeout(const Fields& fields) {
-  const auto it = fields.object.find("timeout_s");
-  if (it == fields.object.end() || it->is_null()) return std::chrono::seconds(5);
-  if (!it->is_number_integer()) throw wrong_type(fields.name("timeout_s"), "a whole number", *it);
-  const auto seconds = it->get<long long>();
-  if (seconds < 1 || seconds > 60)
-    throw fields.error("timeout_s",
-                       concat("must be from 1 to 60 seconds, not ", std::to_string(seconds)));
-  return std::chrono::seconds(seconds);
-}
-
 void parse_transport(const Fields& fields, LdapConfig& config) {
   config.urls = parse_urls(fields);
   config.start_tls = fields.boolean("start_tls").value_or(false);
@@ -215,7 +128,7 @@ void parse_transport(const Fields& fields, LdapConfig& config) {
                        "signs in cross the network in clear (use ldaps://, or set start_tls; "
                        "allow_plaintext: true allows clear text anyway)");
   if (const auto ca = fields.text("ca_file")) {
-    check_ca_file(fields, *ca);
+    fields.check_ca_file("ca_file", *ca);
     config.ca_file = *ca;
   }
 }
@@ -244,7 +157,7 @@ void parse_service_account(const Fields& fields, LdapConfig& config) {
   if (password) {
     config.bind_password = *password;
   } else {
-    config.bind_password = read_password_file(fields, *password_file);
+    config.bind_password = fields.secret_file("bind_password_file", *password_file);
     config.bind_password_file = *password_file;
   }
 }
@@ -321,7 +234,7 @@ LdapConfig parse_ldap_config(const nlohmann::json& ldap, const std::string& wher
   parse_service_account(fields, config);
   parse_searches(fields, config);
   parse_attributes(fields, config);
-  config.timeout = parse_timeout(fields);
+  config.timeout = fields.seconds("timeout_s", std::chrono::seconds(5), 1, 60);
   return config;
 }
 

@@ -20,7 +20,7 @@ db::CloudAccountStore& accounts_of(Services& s) {
 }
 
 // Until the account is found, the audit entry names what the client asked for.
-void set_requested_target(RequestContext& ctx) {
+void set_requested_account(RequestContext& ctx) {
   ctx.target_type = "cloud_account";
   ctx.target_name = ctx.path_param("id");
 }
@@ -96,7 +96,7 @@ asio::awaitable<Response> show_account(Services& s, RequestContext& ctx) {
 
 asio::awaitable<Response> update_account(Services& s, RequestContext& ctx) {
   ctx.only_query({});
-  set_requested_target(ctx);
+  set_requested_account(ctx);
   const json patch = ctx.json_body();
   if (patch.is_object()) {
     // Which fields changed goes to the audit trail; their values may be secret, so not those.
@@ -133,7 +133,7 @@ asio::awaitable<Response> update_account(Services& s, RequestContext& ctx) {
 
 asio::awaitable<Response> delete_account(Services& s, RequestContext& ctx) {
   ctx.only_query({});
-  set_requested_target(ctx);
+  set_requested_account(ctx);
   db::CloudAccountStore* store = &accounts_of(s);
   const CloudAccount current = co_await authorized_account(s, ctx, cap_manage);
   std::string key = current.id;
@@ -155,7 +155,7 @@ asio::awaitable<Response> delete_account(Services& s, RequestContext& ctx) {
 
 asio::awaitable<Response> sync_account(Services& s, RequestContext& ctx) {
   ctx.only_query({});
-  set_requested_target(ctx);
+  set_requested_account(ctx);
   db::CloudAccountStore* store = &accounts_of(s);
   const CloudAccount current = co_await authorized_account(s, ctx, cap_act);
   if (!s.cloud_sync)

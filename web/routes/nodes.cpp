@@ -13,7 +13,7 @@ namespace {
 using nlohmann::json;
 
 // Until the node is found, the audit entry names what the client asked for.
-void set_requested_target(RequestContext& ctx) {
+void set_requested_node(RequestContext& ctx) {
   ctx.target_type = "node";
   ctx.target_name = ctx.path_param("id");
 }
@@ -127,7 +127,7 @@ asio::awaitable<Response> enroll_node(Services& s, RequestContext& ctx) {
 
 asio::awaitable<Response> update_node(Services& s, RequestContext& ctx) {
   ctx.only_query({});
-  set_requested_target(ctx);
+  set_requested_node(ctx);
   const json patch = ctx.json_body();
   if (patch.is_object()) {
     // Which fields changed goes to the audit trail; their values may be secret, so not those.
@@ -157,7 +157,7 @@ asio::awaitable<Response> update_node(Services& s, RequestContext& ctx) {
 
 asio::awaitable<Response> delete_node(Services& s, RequestContext& ctx) {
   ctx.only_query({"purge"});
-  set_requested_target(ctx);
+  set_requested_node(ctx);
   const auto purge_value = ctx.query_value("purge").value_or("false");
   if (purge_value != "true" && purge_value != "false")
     throw invalid("\"purge\" must be true or false", "purge");

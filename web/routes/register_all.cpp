@@ -34,6 +34,7 @@ void register_all_routes(Api& api) {
   register_capacity_routes(api);
   register_price_routes(api);
   register_cost_routes(api);
+  register_oidc_sign_in_routes(api);
   register_serial_console_routes(api);
 }
 

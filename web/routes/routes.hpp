@@ -36,8 +36,16 @@ void register_serial_console_routes(Api& api);
 void register_capacity_routes(Api& api);
 void register_price_routes(Api& api);
 void register_cost_routes(Api& api);
+void register_oidc_sign_in_routes(Api& api);
 
 // Who a request acts as and what it may do where (GET /api/v1/session, GET /api/v1/whoami).
 nlohmann::json identity_json(const RequestContext& ctx);
+
+// The audit entry of a sign-in attempt (session.create), failed ones included, since sign-in is
+// open to anyone: `via` is password, token, ldap or oidc; `tried` the name given when nobody is
+// signed in yet; `directory` what the directory or identity provider said, or null.
+asio::awaitable<void> audit_sign_in(Services& s, const RequestContext& ctx, int status,
+                                    const std::string& reason, const std::string& tried,
+                                    const std::string& via, const nlohmann::json& directory);
 
 }  // namespace ironhold::web

@@ -77,6 +77,8 @@ json session_json(const RequestContext& ctx) {
   return out;
 }
 
+}  // namespace
+
 // Sign-in is open to anyone, so it writes its own audit entries, failed ones included.
 asio::awaitable<void> audit_sign_in(Services& s, const RequestContext& ctx, int status,
                                     const std::string& reason, const std::string& tried,
@@ -101,6 +103,8 @@ asio::awaitable<void> audit_sign_in(Services& s, const RequestContext& ctx, int 
   };
   co_await s.blocking(write);
 }
+
+namespace {
 
 // 429 with Retry-After: this source failed too often lately.
 Response throttled(const RequestContext& ctx, std::chrono::seconds wait, const std::string& who) {

@@ -82,6 +82,7 @@ std::size_t check_audience(const json& claims, const ClaimsExpectations& expecte
 // it was issued to (azp), and that must be this client.
 void check_authorized_party(const json& claims, const ClaimsExpectations& expected,
                             std::size_t audiences) {
+  if (!expected.check_authorized_party) return;
   const std::string& client = expected.client_id.empty() ? expected.audience : expected.client_id;
   const auto azp = claims.find("azp");
   if (azp == claims.end()) {

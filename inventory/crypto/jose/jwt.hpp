@@ -21,6 +21,9 @@ struct ClaimsExpectations {
   std::string client_id{};
   // ID tokens: the nonce sent with the authentication request, which "nonce" must equal.
   std::optional<std::string> nonce{};
+  // ID tokens: "azp" is checked as above. Access tokens (RFC 9068) may have been issued to any
+  // client for this audience, so their "azp" says nothing about this service: false skips it.
+  bool check_authorized_party = true;
   // Allowed clock difference between the issuer and this host, both ways.
   std::chrono::seconds leeway{60};
 };

@@ -72,6 +72,15 @@ TEST_CASE("claims are checked for issuer, audience, time, nonce and authorized p
     access.client_id = "console";
     several["azp"] = "console";
     CHECK(check_claims(several, access, now).subject == "alice");
+    // A resource server's Bearer check: any client may hold a token for this audience, so its
+    // azp is not this service's business; the audience still is.
+    auto bearer = expected;
+    bearer.check_authorized_party = false;
+    several["azp"] = "some-script";
+    CHECK_THAT(refused(several), Contains("issued to the party 'some-script'"));
+    CHECK(check_claims(several, bearer, now).subject == "alice");
+    CHECK_THAT(refusal([&] { check_claims(with("aud", "other-api"), bearer, now); }),
+               Contains("not for the expected 'ironhold'"));
   }
   SECTION("nonce") {
     CHECK_THAT(refused(with("nonce", "n-0S6_WzA2Mk")), Contains("\"nonce\" is not the one sent"));

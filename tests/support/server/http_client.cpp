@@ -11,7 +11,9 @@ namespace ironhold::test {
 namespace http = boost::beast::http;
 using tcp = boost::asio::ip::tcp;
 
-nlohmann::json HttpResult::json() const { return nlohmann::json::parse(body); }
+nlohmann::json HttpResult::json() const {
+  return nlohmann::json::parse(body);
+}
 
 std::string HttpResult::header(const std::string& name) const {
   auto it = headers.find(name);
@@ -25,7 +27,8 @@ HttpResult http_request(unsigned short port, const HttpRequest& r) {
   http::request<http::string_body> req{http::string_to_verb(r.method), r.target, 11};
   req.set(http::field::host, "127.0.0.1");
   if (r.token) req.set(http::field::authorization, "Bearer " + *r.token);
-  if (!r.body.empty() || r.method == "POST" || r.method == "PATCH") req.set(http::field::content_type, r.content_type);
+  if (!r.body.empty() || r.method == "POST" || r.method == "PATCH")
+    req.set(http::field::content_type, r.content_type);
   for (const auto& [k, v] : r.headers) req.set(k, v);
   req.body() = r.body;
   req.prepare_payload();
@@ -41,7 +44,9 @@ HttpResult http_request(unsigned short port, const HttpRequest& r) {
   for (const auto& field : res) {
     std::string name(field.name_string());
     for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    out.headers[name] = std::string(field.value());
+    // A header sent several times (Set-Cookie) keeps every value, one per line.
+    auto& kept = out.headers[name];
+    kept += (kept.empty() ? "" : "\n") + std::string(field.value());
   }
   out.body = res.body();
   boost::system::error_code ignored;
@@ -49,7 +54,8 @@ HttpResult http_request(unsigned short port, const HttpRequest& r) {
   return out;
 }
 
-HttpResult http_get(unsigned short port, const std::string& target, const std::optional<std::string>& token) {
+HttpResult http_get(unsigned short port, const std::string& target,
+                    const std::optional<std::string>& token) {
   HttpRequest r;
   r.target = target;
   r.token = token;

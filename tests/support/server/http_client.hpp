@@ -9,7 +9,8 @@ namespace ironhold::test {
 
 struct HttpResult {
   int status = 0;
-  std::map<std::string, std::string> headers;  // lower-case names
+  // Lower-case names; a header sent several times (Set-Cookie) has its values one per line.
+  std::map<std::string, std::string> headers;
   std::string body;
   nlohmann::json json() const;  // throws if the body is not JSON
   std::string header(const std::string& name) const;
@@ -27,7 +28,8 @@ struct HttpRequest {
 HttpResult http_request(unsigned short port, const HttpRequest& request);
 
 // Shorthands.
-HttpResult http_get(unsigned short port, const std::string& target, const std::optional<std::string>& token);
+HttpResult http_get(unsigned short port, const std::string& target,
+                    const std::optional<std::string>& token);
 HttpResult http_send(unsigned short port, const std::string& method, const std::string& target,
                      const nlohmann::json& body, const std::optional<std::string>& token);
 

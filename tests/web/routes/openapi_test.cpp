@@ -44,7 +44,9 @@ TEST_CASE("every registered route appears in the OpenAPI document and vice versa
     HttpRequest r{method, path, "{}", std::nullopt};
     auto probe = http_request(server.port(), r);
     INFO(entry << " answered " << probe.status << " " << probe.body);
-    CHECK(probe.status != 404);
+    // A route may answer 404 of its own (sign-in through OIDC on a server without a provider);
+    // the router's own 404 says there is no such route.
+    CHECK_FALSE((probe.status == 404 && probe.body.find("no such route") != std::string::npos));
     CHECK(probe.status != 405);
   }
   CHECK(documented.count("get /api/v1/nodes") == 1);

@@ -166,6 +166,10 @@ class Tenancy {
         {"GET", "/api/v1/openapi.json", Expect::any, "/api/v1/openapi.json", {}},
         {"POST", "/api/v1/session", Expect::any, "/api/v1/session", {}},  // body: a sign-in
         {"GET", "/api/v1/session", Expect::any, "/api/v1/session", {}},
+        // Sign-in through OIDC: open to anyone, about no project (404 without a provider).
+        {"GET", "/api/v1/session/providers", Expect::any, "/api/v1/session/providers", {}},
+        {"GET", "/api/v1/session/oidc", Expect::any, "/api/v1/session/oidc", {}},
+        {"GET", "/api/v1/session/oidc/callback", Expect::any, "/api/v1/session/oidc/callback", {}},
         {"GET", "/api/v1/stream", Expect::skip, "", {}},
         {"GET", "/api/v1/nodes", Expect::any, "/api/v1/nodes?lifecycle=enrolled,retired", {}},
         {"GET", "/api/v1/nodes/summary", Expect::any, "/api/v1/nodes/summary", {}},

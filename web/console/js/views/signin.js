@@ -1,7 +1,10 @@
 // Sign-in: a user's name and password, or an API token, traded for a session cookie (POST
 // /api/v1/session). Neither is kept; what the console keeps is who signed in, what they may do and
-// the CSRF token, in memory.
+// the CSRF token, in memory. When the server has an OpenID Connect provider, a button sends the
+// browser there (GET /api/v1/session/oidc); a sign-in that fails there comes back to this page
+// with ?sign_in_error= saying why.
 
+import { api } from '../api.js';
 import { h } from '../dom.js';
 import { signIn } from '../session.js';
 
@@ -112,9 +115,30 @@ export function mount(container, _route, { onSignedIn }) {
       retry.focus();
     }
   });
+  // Single sign-on, when the server offers it: above the form, as the usual way in.
+  const singleSignOn = h('div', { class: 'signin-sso', hidden: true });
   container.appendChild(h('section', { class: 'signin', 'aria-labelledby': 'signin-title' },
     h('h1', { id: 'signin-title' }, h('img', { src: document.querySelector('link[rel=icon]').href, alt: '', width: 28, height: 28 }), 'Sign in to Ironhold'),
-    form));
+    singleSignOn, form));
   show('password');
-  return { refresh() {}, destroy() {} };
+
+  // Why a sign-in at the identity provider did not finish, said once, then gone from the address.
+  const params = new URLSearchParams(location.search);
+  const providerError = params.get('sign_in_error');
+  if (providerError) {
+    error.textContent = `Could not sign in: ${providerError}`;
+    history.replaceState(null, '', location.pathname + location.hash);
+  }
+
+  let alive = true;
+  api('/api/v1/session/providers', { signIn: true }).then((offered) => {
+    if (!alive || !offered?.oidc) return;
+    const back = location.hash && location.hash !== '#/signin' ? location.hash : '#/';
+    const start = `${offered.oidc.start}?return_to=${encodeURIComponent(`/${back}`)}`;
+    singleSignOn.append(
+      h('a', { class: 'button primary', href: start, 'data-testid': 'signin-oidc' }, offered.oidc.label),
+      h('p', { class: 'hint' }, 'or with a user name and password:'));
+    singleSignOn.hidden = false;
+  }).catch(() => { /* an older server: passwords and tokens only */ });
+  return { refresh() {}, destroy() { alive = false; } };
 }
