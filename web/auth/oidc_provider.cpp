@@ -75,10 +75,6 @@ std::string pkce_challenge(std::string_view code_verifier) {
 
 OidcProvider::OidcProvider(OidcConfig config) : config_(std::move(config)) {}
 
-void OidcProvider::discover() {
-  endpoints();
-}
-
 OidcEndpoints OidcProvider::endpoints() {
   {
     std::lock_guard lock(mutex_);

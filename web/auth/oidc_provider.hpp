@@ -3,6 +3,8 @@
 // resource server (Bearer JWTs from scripts) use it: its discovery document and key set, fetched
 // when first needed and cached; the authorization request; the token endpoint; and the checks of
 // the tokens it issues. Thread-safe: called from the blocking pool, several sign-ins at once.
+// Nothing is fetched at startup, so a provider that is down then does not hold the service up; a
+// wrong issuer shows at the first sign-in, on the sign-in page and in the log.
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -44,9 +46,6 @@ class OidcProvider {
 
   // Checks a JWT a script sent as a Bearer token: signature, iss, aud (bearer_audience), time.
   crypto::jose::Claims verify_bearer(std::string_view token);
-
-  // Fetches the discovery document now (at startup, so that a wrong issuer is logged early).
-  void discover();
 
  private:
   OidcEndpoints endpoints();
