@@ -151,9 +151,14 @@ s.test('an operator opens an IPMI server\'s serial console from its page and typ
   await serial.keyboard.type('echo from the browser');
   await serial.keyboard.press('Enter');
   await waitFor('the echo in the terminal', async () => (await terminalText(serial)).includes('echo from the browser'));
-  // The host got exactly what was typed (Enter is a carriage return on a serial line).
-  const host = await (await fetch(`${serverBmc}/console`)).json();
-  assert.ok(host.received.endsWith('echo from the browser\r'), JSON.stringify(host.received));
+  // The host got exactly what was typed (Enter is a carriage return on a serial line). The echo
+  // shows once the text is there; the Enter may reach the host a moment later.
+  let received = '';
+  await waitFor('the Enter at the host', async () => {
+    received = (await (await fetch(`${serverBmc}/console`)).json()).received;
+    return received.endsWith('\r');
+  }, { timeoutMs: 10_000 });
+  assert.ok(received.endsWith('echo from the browser\r'), JSON.stringify(received));
   await s.artifacts.screenshot(serial, 'serial-console-echo');
 });
 
